@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// Docwright runs its TypeScript sources directly. Node >= 22.18 strips types natively;
+// on 22.12-22.17 the flag is needed, so re-run this process with it.
+import { spawn } from 'node:child_process';
+
+const entry = new URL('../src/cli/main.ts', import.meta.url);
+
+if (process.features.typescript) {
+  await import(entry.href);
+} else {
+  const child = spawn(
+    process.execPath,
+    [
+      '--experimental-strip-types',
+      '--disable-warning=ExperimentalWarning',
+      entry.pathname,
+      ...process.argv.slice(2),
+    ],
+    { stdio: 'inherit' },
+  );
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
+}

@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import type { Agent } from '../domain/agent/agent.ts';
+import { UnconfiguredAgent } from '../domain/agent/unconfigured-agent.ts';
+import { type Clock, systemClock } from '../domain/clock.ts';
+import { JobService } from '../domain/jobs/job-service.ts';
+import { KeyService } from '../domain/keys/key-service.ts';
+import { ProjectService } from '../domain/projects/project-service.ts';
+import { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
+import { WorkSignal } from '../domain/runner/work-signal.ts';
+import { Worker } from '../domain/runner/worker.ts';
+import { openStorage, type Storage } from '../storage/database.ts';
+import { migrate } from '../storage/migrate.ts';
+
+/** Everything a process needs, wired once from the configuration. */
+export interface Services {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+  projects: ProjectService;
+  keys: KeyService;
+  jobs: JobService;
+  rateLimiter: RateLimiter;
+  workSignal: WorkSignal;
+  agent: Agent;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  agent?: Agent;
+  /** Use an already open storage (tests hand in one per test). */
+  storage?: Storage;
+}
+
+export async function openServices(
+  config: Config,
+  logger: Logger,
+  overrides: ServiceOverrides = {},
+): Promise<Services> {
+  const storage = overrides.storage ?? openStorage(config.database);
+  try {
+    await migrate(storage, config.database);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  const clock = overrides.clock ?? systemClock;
+  const workSignal = new WorkSignal();
+  return {
+    config,
+    storage,
+    clock,
+    workSignal,
+    projects: new ProjectService(storage, clock),
+    keys: new KeyService(storage, clock, (error) => logger.warn({ err: error }, 'could not record key use')),
+    jobs: new JobService({ storage, clock, defaultModel: config.model, workSignal }),
+    rateLimiter: new RateLimiter(
+      storage,
+      clock,
+      config.http.rateLimitPerWindow,
+      config.http.rateLimitWindowSeconds,
+    ),
+    agent: overrides.agent ?? new UnconfiguredAgent(),
+    close: () => storage.close(),
+  };
+}
+
+export function createWorker(services: Services, logger: Logger): Worker {
+  return new Worker({
+    storage: services.storage,
+    agent: services.agent,
+    clock: services.clock,
+    logger,
+    workSignal: services.workSignal,
+    settings: services.config.worker,
+  });
+}

@@ -1,0 +1,26 @@
+import { withServices } from '../context.ts';
+import { print, table } from '../output.ts';
+
+export async function createKeyCommand(options: { project: string; name?: string; json: boolean }) {
+  const created = await withServices((s) => s.keys.create(options.project, options.name ?? 'default'));
+  print(options.json, { key: created.key, ...created.info }, (k) =>
+    [`Created API key ${k.id} for project ${k.projectId}.`, `Key (shown once, store it now): ${k.key}`].join(
+      '\n',
+    ),
+  );
+}
+
+export async function listKeysCommand(options: { project: string; json: boolean }) {
+  const keys = await withServices((s) => s.keys.list(options.project));
+  print(options.json, keys, (list) =>
+    table(
+      ['ID', 'NAME', 'KEY', 'CREATED', 'LAST USED', 'REVOKED'],
+      list.map((k) => [k.id, k.name, k.hint, k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-']),
+    ),
+  );
+}
+
+export async function revokeKeyCommand(keyId: string, options: { json: boolean }) {
+  const key = await withServices((s) => s.keys.revoke(keyId));
+  print(options.json, key, (k) => `Revoked API key ${k.id} (${k.name}) at ${k.revokedAt}`);
+}

@@ -1,0 +1,97 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/config.ts';
+import { DomainError } from '../domain/errors.ts';
+import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
+import { migrateCommand } from './commands/migrate.ts';
+import { createProjectCommand, listProjectsCommand } from './commands/projects.ts';
+import { serveCommand } from './commands/serve.ts';
+import { workerCommand } from './commands/worker.ts';
+
+function buildProgram(): Command {
+  const program = new Command('docwright')
+    .description(
+      'Docwright: documentation agent jobs and docs analytics. Configured by DOCWRIGHT_* variables.',
+    )
+    .showHelpAfterError()
+    .exitOverride();
+  const json = ['--json', 'print machine-readable JSON'] as const;
+
+  program
+    .command('serve')
+    .description('run the HTTP API and a worker in one process (the embedded default)')
+    .option(...json)
+    .option('--no-worker', 'serve the API only; run `docwright worker` separately')
+    .action((o) => serveCommand({ json: Boolean(o.json), worker: o.worker !== false }));
+  program
+    .command('worker')
+    .description('run a worker that takes queued turns (several may share a PostgreSQL database)')
+    .option(...json)
+    .action((o) => workerCommand({ json: Boolean(o.json) }));
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .option(...json)
+    .action((o) => migrateCommand({ json: Boolean(o.json) }));
+
+  const projects = program.command('projects').description('manage projects');
+  projects
+    .command('create')
+    .description('create a project for a documentation repository')
+    .requiredOption('--name <name>', 'project name')
+    .requiredOption('--repo <url-or-path>', 'git URL or local path of the docs repository')
+    .option('--ref <branch>', 'base branch', 'main')
+    .option(...json)
+    .action((o) => createProjectCommand({ name: o.name, repo: o.repo, ref: o.ref, json: Boolean(o.json) }));
+  projects
+    .command('list')
+    .description('list projects')
+    .option(...json)
+    .action((o) => listProjectsCommand({ json: Boolean(o.json) }));
+
+  const keys = program.command('keys').description('manage admin API keys');
+  keys
+    .command('create')
+    .description('create an admin API key (shown once)')
+    .requiredOption('--project <id>', 'project the key belongs to')
+    .option('--name <name>', 'a name to tell keys apart', 'default')
+    .option(...json)
+    .action((o) => createKeyCommand({ project: o.project, name: o.name, json: Boolean(o.json) }));
+  keys
+    .command('list')
+    .description("list a project's keys (never the keys themselves)")
+    .requiredOption('--project <id>', 'project id')
+    .option(...json)
+    .action((o) => listKeysCommand({ project: o.project, json: Boolean(o.json) }));
+  keys
+    .command('revoke')
+    .description('revoke a key by its id')
+    .argument('<key-id>', 'the key id (key_…), as keys list shows it')
+    .option(...json)
+    .action((keyId, o) => revokeKeyCommand(keyId, { json: Boolean(o.json) }));
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    process.exitCode = reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode; // commander already printed it
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof DomainError) {
+    process.stderr.write(`Error: ${error.message}\n`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`Error: ${message}\n`);
+  return 1;
+}
+
+await main(process.argv);

@@ -1,0 +1,16 @@
+/** Prints `value` as JSON with --json, else as the human text `render` gives. */
+export function print<T>(json: boolean, value: T, render: (value: T) => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${render(value)}\n`);
+}
+
+/** A plain aligned table for terminals. */
+export function table(headers: string[], rows: string[][]): string {
+  if (rows.length === 0) return '(none)';
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}

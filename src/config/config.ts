@@ -1,0 +1,230 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Docwright's configuration, read once at start-up from environment variables and
+ * (optionally) a JSON file named by DOCWRIGHT_CONFIG. Environment variables win over the file.
+ * Nothing else in the code base reads process.env.
+ */
+export interface Config {
+  dataDir: string;
+  host: string;
+  port: number;
+  publicUrl: string;
+  database: DatabaseConfig;
+  logLevel: LogLevel;
+  http: {
+    bodyLimitBytes: number;
+    maxPromptLength: number;
+    /** Create and message requests per project per window; 0 disables the limit. */
+    rateLimitPerWindow: number;
+    rateLimitWindowSeconds: number;
+  };
+  worker: {
+    concurrency: number;
+    leaseSeconds: number;
+    maxAttempts: number;
+    pollIntervalMs: number;
+    shutdownGraceSeconds: number;
+  };
+  /** `provider:model-id`, or null when no model is configured. */
+  model: string | null;
+}
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string; schema: string | null };
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Source = Record<string, string | undefined>;
+
+/** Every setting, its variable name and its documentation; the README's table mirrors this. */
+export const SETTINGS = {
+  DOCWRIGHT_CONFIG: 'Path of an optional JSON file whose keys are the variable names below.',
+  DOCWRIGHT_DATA_DIR: 'Directory for the embedded database and working files (default ./.docwright).',
+  DOCWRIGHT_HOST: 'Interface the HTTP server listens on (default 127.0.0.1; 0.0.0.0 for all).',
+  DOCWRIGHT_PORT: 'HTTP port (default 8080).',
+  DOCWRIGHT_PUBLIC_URL: 'Base URL that links are built from (default http://HOST:PORT).',
+  DATABASE_URL: 'Absent: SQLite in the data dir. postgres://… : PostgreSQL.',
+  DOCWRIGHT_DATABASE_SCHEMA: 'PostgreSQL schema to use (default: the connection default, usually public).',
+  DOCWRIGHT_LOG_LEVEL: `Log level: ${LOG_LEVELS.join(', ')} (default info).`,
+  DOCWRIGHT_BODY_LIMIT_BYTES: 'Largest accepted request body in bytes (default 1048576).',
+  DOCWRIGHT_MAX_PROMPT_LENGTH: 'Longest accepted prompt in characters (default 20000).',
+  DOCWRIGHT_RATE_LIMIT:
+    'Job creations plus messages allowed per project per window; 0 disables (default 100).',
+  DOCWRIGHT_RATE_LIMIT_WINDOW_SECONDS: 'Length of the rate-limit window in seconds (default 3600).',
+  DOCWRIGHT_WORKER_CONCURRENCY: 'Turns one worker process runs at once (default 2).',
+  DOCWRIGHT_LEASE_SECONDS:
+    'How long a claimed turn is held without a heartbeat before another worker may take it (default 60).',
+  DOCWRIGHT_MAX_ATTEMPTS:
+    'Attempts at a turn (crashes, lost leases, unexpected errors) before the job fails (default 3).',
+  DOCWRIGHT_POLL_INTERVAL_MS: 'How often an idle worker looks for work in milliseconds (default 1000).',
+  DOCWRIGHT_SHUTDOWN_GRACE_SECONDS:
+    'On SIGTERM, how long running turns may finish before they are released (default 30).',
+  DOCWRIGHT_MODEL: 'Default model as provider:model-id, e.g. anthropic:claude-sonnet-4-5 (default: none).',
+} as const;
+
+export function loadConfig(env: Source = process.env, cwd: string = process.cwd()): Config {
+  const problems: string[] = [];
+  const source = withConfigFile(env, cwd, problems);
+  const read = new Reader(source, problems);
+
+  const dataDir = path.resolve(cwd, read.string('DOCWRIGHT_DATA_DIR') ?? '.docwright');
+  const host = read.string('DOCWRIGHT_HOST') ?? '127.0.0.1';
+  const port = read.integer('DOCWRIGHT_PORT', { min: 0, max: 65535 }) ?? 8080;
+  const publicUrl = read.url('DOCWRIGHT_PUBLIC_URL') ?? `http://${displayHost(host)}:${port}`;
+  const databaseUrl = read.string('DATABASE_URL');
+  const schema = read.string('DOCWRIGHT_DATABASE_SCHEMA') ?? null;
+  let database: DatabaseConfig = { kind: 'sqlite', file: path.join(dataDir, 'docwright.sqlite') };
+  if (databaseUrl !== undefined) {
+    if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+      database = { kind: 'postgres', url: databaseUrl, schema };
+    } else {
+      problems.push('DATABASE_URL must start with postgres:// or postgresql:// (leave it unset for SQLite)');
+    }
+  }
+  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    problems.push('DOCWRIGHT_DATABASE_SCHEMA must be a lower-case SQL identifier (letters, digits, _)');
+  }
+  const logLevel = read.oneOf('DOCWRIGHT_LOG_LEVEL', LOG_LEVELS) ?? 'info';
+  const model = read.string('DOCWRIGHT_MODEL') ?? null;
+  if (model !== null && !/^[a-z][a-z0-9-]*:.+$/.test(model)) {
+    problems.push(`DOCWRIGHT_MODEL must look like provider:model-id (got "${model}")`);
+  }
+
+  const config: Config = {
+    dataDir,
+    host,
+    port,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    database,
+    logLevel,
+    http: {
+      bodyLimitBytes: read.integer('DOCWRIGHT_BODY_LIMIT_BYTES', { min: 1024 }) ?? 1024 * 1024,
+      maxPromptLength: read.integer('DOCWRIGHT_MAX_PROMPT_LENGTH', { min: 1 }) ?? 20_000,
+      rateLimitPerWindow: read.integer('DOCWRIGHT_RATE_LIMIT', { min: 0 }) ?? 100,
+      rateLimitWindowSeconds: read.integer('DOCWRIGHT_RATE_LIMIT_WINDOW_SECONDS', { min: 1 }) ?? 3600,
+    },
+    worker: {
+      concurrency: read.integer('DOCWRIGHT_WORKER_CONCURRENCY', { min: 1, max: 256 }) ?? 2,
+      leaseSeconds: read.number('DOCWRIGHT_LEASE_SECONDS', { min: 0.2 }) ?? 60,
+      maxAttempts: read.integer('DOCWRIGHT_MAX_ATTEMPTS', { min: 1, max: 100 }) ?? 3,
+      pollIntervalMs: read.integer('DOCWRIGHT_POLL_INTERVAL_MS', { min: 10 }) ?? 1000,
+      shutdownGraceSeconds: read.number('DOCWRIGHT_SHUTDOWN_GRACE_SECONDS', { min: 0 }) ?? 30,
+    },
+    model,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function withConfigFile(env: Source, cwd: string, problems: string[]): Source {
+  const file = env.DOCWRIGHT_CONFIG;
+  if (file === undefined || file === '') return env;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path.resolve(cwd, file), 'utf8'));
+  } catch (error) {
+    problems.push(`DOCWRIGHT_CONFIG: cannot read ${file} as JSON (${(error as Error).message})`);
+    return env;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push(`DOCWRIGHT_CONFIG: ${file} must hold a JSON object of setting names to values`);
+    return env;
+  }
+  const merged: Source = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!(key in SETTINGS)) {
+      problems.push(`DOCWRIGHT_CONFIG: unknown setting "${key}" in ${file}`);
+      continue;
+    }
+    merged[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return { ...merged, ...definedOnly(env) };
+}
+
+function definedOnly(env: Source): Source {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+}
+
+class Reader {
+  private readonly source: Source;
+  private readonly problems: string[];
+  constructor(source: Source, problems: string[]) {
+    this.source = source;
+    this.problems = problems;
+  }
+
+  string(name: keyof typeof SETTINGS): string | undefined {
+    const value = this.source[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  number(name: keyof typeof SETTINGS, range: { min?: number; max?: number } = {}): number | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    const value = Number(raw);
+    if (!Number.isFinite(value)) {
+      this.problems.push(`${name} must be a number (got "${raw}")`);
+      return undefined;
+    }
+    return this.inRange(name, value, range);
+  }
+
+  integer(name: keyof typeof SETTINGS, range: { min?: number; max?: number } = {}): number | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    if (!/^-?\d+$/.test(raw)) {
+      this.problems.push(`${name} must be a whole number (got "${raw}")`);
+      return undefined;
+    }
+    return this.inRange(name, Number(raw), range);
+  }
+
+  url(name: keyof typeof SETTINGS): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
+      this.problems.push(`${name} must be an http:// or https:// URL (got "${raw}")`);
+      return undefined;
+    }
+    return raw;
+  }
+
+  oneOf<T extends string>(name: keyof typeof SETTINGS, allowed: readonly T[]): T | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return undefined;
+    }
+    return raw as T;
+  }
+
+  private inRange(name: string, value: number, { min, max }: { min?: number; max?: number }) {
+    if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
+      const bounds = [min !== undefined ? `at least ${min}` : '', max !== undefined ? `at most ${max}` : '']
+        .filter(Boolean)
+        .join(' and ');
+      this.problems.push(`${name} must be ${bounds} (got ${value})`);
+      return undefined;
+    }
+    return value;
+  }
+}

@@ -1,0 +1,58 @@
+import type { ProjectRow } from '../../storage/schema.ts';
+import type { ConversationMessage } from '../jobs/conversation.ts';
+
+/**
+ * The one seam between the job runner and whatever carries out a turn. The runner hands
+ * the agent a job, its conversation so far and the turn to run; the agent answers with
+ * what happened. It must stop promptly once `signal` aborts (archive, shutdown, lost lease).
+ */
+export interface Agent {
+  runTurn(input: AgentTurnInput): Promise<AgentTurnResult>;
+}
+
+export interface AgentTurnInput {
+  job: AgentJob;
+  project: ProjectRow;
+  turn: { id: string; seq: number; prompt: string; attempt: number };
+  /** Every stored message of earlier turns, oldest first. */
+  history: ConversationMessage[];
+  signal: AbortSignal;
+}
+
+export interface AgentJob {
+  id: string;
+  projectId: string;
+  repository: string;
+  branch: string;
+  baseBranch: string;
+  model: string | null;
+  prLink: string | null;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What the agent said and did during the turn, in order. */
+export type AgentMessage =
+  | { role: 'assistant'; text: string }
+  | { role: 'tool'; tool: { name: string; input: unknown; output: string } }
+  | { role: 'note'; text: string };
+
+export type AgentTurnResult =
+  | {
+      outcome: 'succeeded';
+      summary: string;
+      changedFiles: string[];
+      prLink: string | null;
+      usage: TokenUsage | null;
+      messages: AgentMessage[];
+    }
+  | {
+      /** A final failure: the turn is not retried and, if it is the job's last, the job fails. */
+      outcome: 'failed';
+      reason: string;
+      usage: TokenUsage | null;
+      messages: AgentMessage[];
+    };

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import type { Services } from '../app/services.ts';
+import { projectAuthenticator } from './auth.ts';
+import { installErrorHandling } from './errors.ts';
+import { agentJobRoutes } from './routes/agent-jobs.ts';
+import { metaRoutes } from './routes/meta.ts';
+import { Conversation, ErrorBody, Job, JobList } from './schemas.ts';
+
+export interface HttpAppOptions {
+  services: Services;
+  logger: Logger;
+}
+
+export async function buildHttpApp({ services, logger }: HttpAppOptions): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // One line per request is written by the onResponse hook below instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.http.bodyLimitBytes,
+    genReqId: () => randomUUID(),
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // The API speaks JSON only: without this, Fastify would accept text/plain bodies as strings.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.routeOptions.url,
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      },
+      'request',
+    );
+  });
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Docwright API',
+        version: '2',
+        description:
+          'Documentation agent jobs and docs analytics. Every request needs `Authorization: Bearer <API key>`; a key belongs to one project.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'dw_…' } },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  for (const schema of [ErrorBody, Job, JobList, Conversation]) app.addSchema(schema);
+
+  await app.register(metaRoutes);
+  await app.register(async (api) => {
+    api.addHook('onRequest', projectAuthenticator(services.keys, services.projects));
+    await api.register(agentJobRoutes, {
+      jobs: services.jobs,
+      projects: services.projects,
+      rateLimiter: services.rateLimiter,
+      maxPromptLength: config.http.maxPromptLength,
+    });
+  });
+  return app;
+}

@@ -1,0 +1,127 @@
+import { type Static, Type } from 'typebox';
+import { JOB_STATUSES } from '../domain/jobs/job-view.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong, in words meant for the caller.' }),
+    details: Type.Optional(Type.Array(Type.Object({ message: Type.String() }))),
+    requestId: Type.Optional(Type.String({ description: 'Quote this when reporting a problem.' })),
+  },
+  { $id: 'Error' },
+);
+
+export const Job = Type.Object(
+  {
+    id: Type.String({ description: 'Opaque, unguessable job id.' }),
+    status: Type.Enum([...JOB_STATUSES], {
+      description:
+        'active while a turn is pending or running; then completed or failed; archived when stopped.',
+    }),
+    source: Type.Object({
+      repository: Type.String({ description: "The project's documentation repository (URL or path)." }),
+      ref: Type.String({ description: 'The branch the agent works on.' }),
+    }),
+    model: Nullable(
+      Type.String({ description: 'provider:model-id running the job; null if none is configured.' }),
+    ),
+    prLink: Nullable(Type.String({ description: 'The pull request, once one exists.' })),
+    createdAt: Timestamp('When the job was created (UTC).'),
+    archivedAt: Nullable(Timestamp('When the job was archived (UTC).')),
+    failureReason: Nullable(
+      Type.String({ description: 'Why the job failed; null unless status is failed.' }),
+    ),
+    updatedAt: Timestamp('When the job last changed (UTC).'),
+  },
+  { $id: 'Job' },
+);
+
+export const JobList = Type.Object(
+  {
+    jobs: Type.Array(Type.Ref('Job')),
+    nextCursor: Nullable(
+      Type.String({ description: 'Pass as cursor to get the next page; null on the last.' }),
+    ),
+  },
+  { $id: 'JobList' },
+);
+
+const Usage = Type.Object({ inputTokens: Type.Integer(), outputTokens: Type.Integer() });
+
+export const Conversation = Type.Object(
+  {
+    turns: Type.Array(
+      Type.Object({
+        turn: Type.Integer({ description: '1 for the first prompt, then one more per follow-up.' }),
+        status: Type.Enum(['pending', 'running', 'succeeded', 'failed', 'cancelled']),
+        prompt: Type.String(),
+        attempts: Type.Integer(),
+        summary: Nullable(Type.String()),
+        error: Nullable(Type.String()),
+        usage: Nullable(Usage),
+        createdAt: Timestamp('When the turn was queued.'),
+        startedAt: Nullable(Timestamp('When the turn last started.')),
+        finishedAt: Nullable(Timestamp('When the turn ended.')),
+      }),
+    ),
+    messages: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        turn: Type.Integer(),
+        role: Type.Enum(['user', 'assistant', 'tool', 'note']),
+        text: Nullable(Type.String()),
+        tool: Nullable(Type.Object({ name: Type.String(), input: Type.Unknown(), output: Type.String() })),
+        createdAt: Timestamp('When the message was stored.'),
+      }),
+    ),
+  },
+  { $id: 'Conversation' },
+);
+
+export const ProjectParams = Type.Object({
+  projectId: Type.String({ minLength: 1, maxLength: 64, description: 'The project id (see the dashboard).' }),
+});
+
+export const JobParams = Type.Object({
+  projectId: Type.String({ minLength: 1, maxLength: 64 }),
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'The job id.' }),
+});
+
+/** The prompt body; its maximum length comes from the configuration. */
+export const promptBody = (maxPromptLength: number) =>
+  Type.Object({
+    prompt: Type.String({
+      minLength: 1,
+      maxLength: maxPromptLength,
+      pattern: '\\S',
+      description: `What the agent should do, in natural language (at most ${maxPromptLength} characters).`,
+    }),
+  });
+
+export const JobListQuery = Type.Object({
+  status: Type.Optional(Type.Enum([...JOB_STATUSES])),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+export type JobListQueryType = Static<typeof JobListQuery>;
+
+/** Error responses every authenticated route may give. */
+export const errorResponses = {
+  400: Type.Ref('Error'),
+  401: Type.Ref('Error'),
+  403: Type.Ref('Error'),
+  404: Type.Ref('Error'),
+  429: Type.Ref('Error'),
+  500: Type.Ref('Error'),
+};
+
+export const bodyErrorResponses = {
+  ...errorResponses,
+  409: Type.Ref('Error'),
+  413: Type.Ref('Error'),
+  415: Type.Ref('Error'),
+};

@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config/config.ts';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** The storage seam: one Kysely instance and the name of the engine behind it. */
+export interface Storage {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export function openStorage(config: DatabaseConfig): Storage {
+  if (config.kind === 'sqlite') return openSqlite(config.file);
+  return openPostgres(config.url, config.schema);
+}
+
+function openSqlite(file: string): Storage {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file, { timeout: 10_000 });
+  // WAL lets readers run beside the single writer and lets several processes share the file.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(url: string, schema: string | null): Storage {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // A schema of our own is selected for every connection, so queries stay unqualified.
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}

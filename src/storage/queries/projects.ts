@@ -1,0 +1,22 @@
+import type { ProjectRow } from '../schema.ts';
+import type { Executor } from './executor.ts';
+
+export async function insertProject(db: Executor, row: ProjectRow): Promise<void> {
+  await db.insertInto('projects').values(row).execute();
+}
+
+export function findProject(db: Executor, id: string): Promise<ProjectRow | undefined> {
+  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listProjects(db: Executor): Promise<ProjectRow[]> {
+  return db.selectFrom('projects').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export async function updateProject(
+  db: Executor,
+  id: string,
+  changes: Partial<Omit<ProjectRow, 'id' | 'created_at'>>,
+): Promise<ProjectRow | undefined> {
+  return db.updateTable('projects').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}

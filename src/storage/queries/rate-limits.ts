@@ -1,0 +1,28 @@
+import type { Executor } from './executor.ts';
+
+/** Counts one hit in a fixed window and returns the window's total so far. */
+export async function hitRateLimitWindow(db: Executor, bucket: string, windowStart: string): Promise<number> {
+  const row = await db
+    .insertInto('rate_limit_windows')
+    .values({ bucket, window_start: windowStart, hits: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['bucket', 'window_start'])
+        .doUpdateSet((eb) => ({ hits: eb('rate_limit_windows.hits', '+', 1) })),
+    )
+    .returning('hits')
+    .executeTakeFirstOrThrow();
+  return Number(row.hits);
+}
+
+export async function deleteRateLimitWindowsBefore(
+  db: Executor,
+  bucket: string,
+  before: string,
+): Promise<void> {
+  await db
+    .deleteFrom('rate_limit_windows')
+    .where('bucket', '=', bucket)
+    .where('window_start', '<', before)
+    .execute();
+}

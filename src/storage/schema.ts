@@ -1,0 +1,98 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Table shapes as the database holds them. Timestamps are ISO 8601 UTC strings with
+ * millisecond precision (always 24 characters), so they compare correctly as text on
+ * both SQLite and PostgreSQL.
+ */
+export interface Database {
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  jobs: JobsTable;
+  turns: TurnsTable;
+  messages: MessagesTable;
+  rate_limit_windows: RateLimitWindowsTable;
+}
+
+export interface ProjectsTable {
+  id: string;
+  name: string;
+  repository: string;
+  base_branch: string;
+  /** JSON object of per-project settings (model, code host…); secrets inside are encrypted. */
+  settings: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  key_hash: string;
+  /** The last characters of the key, so a person can tell keys apart. */
+  hint: string;
+  scope: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface JobsTable {
+  id: string;
+  project_id: string;
+  status: string;
+  repository: string;
+  branch: string;
+  base_branch: string;
+  model: string | null;
+  pr_link: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+  /** The worker holding the job while one of its turns runs, and until when. */
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+}
+
+export interface TurnsTable {
+  id: string;
+  job_id: string;
+  seq: number;
+  prompt: string;
+  status: string;
+  attempts: number;
+  error: string | null;
+  summary: string | null;
+  /** JSON: { inputTokens, outputTokens } or null. */
+  usage: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface MessagesTable {
+  id: string;
+  job_id: string;
+  turn_id: string;
+  seq: number;
+  role: string;
+  /** JSON payload, shape depends on role. */
+  content: string;
+  created_at: string;
+}
+
+export interface RateLimitWindowsTable {
+  bucket: string;
+  window_start: string;
+  hits: number;
+}
+
+export type ProjectRow = Selectable<ProjectsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type JobRow = Selectable<JobsTable>;
+export type NewJobRow = Insertable<JobsTable>;
+export type JobUpdate = Updateable<JobsTable>;
+export type TurnRow = Selectable<TurnsTable>;
+export type MessageRow = Selectable<MessagesTable>;
