@@ -1,0 +1,67 @@
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { openServices, type Services } from '../../src/app/services.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
+import type { Agent } from '../../src/domain/agent/agent.ts';
+import type { Clock } from '../../src/domain/clock.ts';
+import type { ProjectInfo } from '../../src/domain/projects/project-service.ts';
+import { buildHttpApp } from '../../src/http/app.ts';
+import { createTestDatabase, type TestDatabase } from './storage.ts';
+
+export interface TestApp {
+  baseUrl: string;
+  services: Services;
+  app: FastifyInstance;
+  database: TestDatabase;
+  project: ProjectInfo;
+  /** An admin key for `project`. */
+  key: string;
+  /** fetch() against the app with the admin key unless `key` is given (null: no header). */
+  request(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A real Docwright HTTP server on a random port, over a fresh database of the current backend. */
+export async function startTestApp(
+  options: { env?: Record<string, string>; agent?: Agent; clock?: Clock } = {},
+): Promise<TestApp> {
+  const database = createTestDatabase();
+  const config: Config = loadConfig({ ...database.env, DOCWRIGHT_PORT: '0', DOCWRIGHT_LOG_LEVEL: 'silent', ...options.env });
+  const logger = pino({ level: 'silent' });
+  const services = await openServices(config, logger, {
+    storage: database.open(),
+    ...(options.agent ? { agent: options.agent } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const project = await services.projects.create({ name: 'Test docs', repository: 'https://example.com/docs.git' });
+  const { key } = await services.keys.create(project.id, 'test');
+  const app = await buildHttpApp({ services, logger });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return {
+    baseUrl,
+    services,
+    app,
+    database,
+    project,
+    key,
+    request(method, path, { body, key: keyOverride, headers = {} } = {}) {
+      const useKey = keyOverride === undefined ? key : keyOverride;
+      return fetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          ...(useKey === null ? {} : { authorization: `Bearer ${useKey}` }),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+    },
+    async close() {
+      await app.close();
+      await services.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Storage } from '../../src/storage/database.ts';
+import { migrate } from '../../src/storage/migrate.ts';
+import { currentSchema, openTestStorage, type TestDatabase, testBackend } from '../helpers/storage.ts';
+
+describe(`storage on ${testBackend}`, () => {
+  let storage: Storage;
+  let database: TestDatabase;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ storage, database, cleanup } = await openTestStorage());
+  });
+  afterEach(() => cleanup());
+
+  it('runs on the backend this project names, in a database of its own', async () => {
+    expect(storage.dialect).toBe(testBackend);
+    if (testBackend === 'postgres') expect(await currentSchema(storage)).toMatch(/^dw_test_/);
+  });
+
+  it('applies migrations once and is idempotent afterwards', async () => {
+    expect((await migrate(storage, database.config)).applied).toEqual([]);
+    const tables = await storage.db.introspection.getTables();
+    expect(tables.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['projects', 'api_keys', 'jobs', 'turns', 'messages', 'rate_limit_windows']),
+    );
+  });
+});

@@ -1,0 +1,29 @@
+import { defineConfig } from 'vitest/config';
+
+// Integration tests run twice, once per storage backend; each test gets its own database
+// (a SQLite file or a PostgreSQL schema), see test/helpers/storage.ts.
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: ['test/integration/**/*.test.ts'],
+          env: { DOCWRIGHT_TEST_DATABASE: 'sqlite' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/integration/**/*.test.ts'],
+          env: { DOCWRIGHT_TEST_DATABASE: 'postgres' },
+        },
+      },
+    ],
+  },
+});
