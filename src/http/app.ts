@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../app/services.ts';
 import { projectAuthenticator } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
+import { installValidators } from './validation.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { Conversation, ErrorBody, Job, JobList } from './schemas.ts';
@@ -24,7 +25,6 @@ export async function buildHttpApp({ services, logger }: HttpAppOptions): Promis
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.http.bodyLimitBytes,
     genReqId: () => randomUUID(),
-    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // The API speaks JSON only: without this, Fastify would accept text/plain bodies as strings.
@@ -45,6 +45,7 @@ export async function buildHttpApp({ services, logger }: HttpAppOptions): Promis
     );
   });
   installErrorHandling(app);
+  installValidators(app);
 
   await app.register(swagger, {
     openapi: {

@@ -1,0 +1,68 @@
+import { appendFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Agent, AgentTurnInput, AgentTurnResult } from '../../src/domain/agent/agent.ts';
+
+/**
+ * An agent for tests whose behaviour is spelled out in the prompt, so the same agent works
+ * in this process and in worker child processes:
+ *   "sleep:MS ..."        succeed after MS milliseconds (stops early, with an error, when aborted)
+ *   "hang-once ..."       on attempt 1 wait until aborted or killed; later attempts succeed
+ *   "hang ..."            wait until aborted
+ *   "fail:REASON"         return a final failure
+ *   "throw:MESSAGE"       raise an unexpected error
+ *   "pr ..."              succeed with a pull request link and a changed file
+ *   anything else         succeed with no changes
+ */
+export class PromptScriptedAgent implements Agent {
+  readonly calls: AgentTurnInput[] = [];
+  private readonly executionLog: string | undefined;
+  private readonly workerName: string;
+
+  constructor(options: { executionLog?: string; workerName?: string } = {}) {
+    this.executionLog = options.executionLog;
+    this.workerName = options.workerName ?? 'in-process';
+  }
+
+  async runTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
+    this.calls.push(input);
+    const { prompt, seq, attempt } = input.turn;
+    if (this.executionLog) {
+      appendFileSync(this.executionLog, `${JSON.stringify({ job: input.job.id, seq, attempt, worker: this.workerName, at: Date.now() })}\n`);
+    }
+    const [command = '', arg = ''] = prompt.split(/[\s]/)[0]?.split(':') ?? [];
+    switch (command) {
+      case 'sleep':
+        await sleep(Number(arg), undefined, { signal: input.signal });
+        break;
+      case 'hang':
+        await waitForAbort(input.signal);
+        break;
+      case 'hang-once':
+        if (attempt === 1) await waitForAbort(input.signal);
+        break;
+      case 'fail':
+        return { outcome: 'failed', reason: arg || 'scripted failure', usage: null, messages: [] };
+      case 'throw':
+        throw new Error(arg || 'scripted error');
+    }
+    const pr = command === 'pr';
+    return {
+      outcome: 'succeeded',
+      summary: `did: ${prompt}`,
+      changedFiles: pr ? ['docs/page.mdx'] : [],
+      prLink: pr ? `https://example.com/pr/${input.job.id}` : null,
+      usage: { inputTokens: 10 * seq, outputTokens: seq },
+      messages: [
+        { role: 'assistant', text: `Working on turn ${seq}` },
+        { role: 'tool', tool: { name: 'read_file', input: { path: 'index.mdx' }, output: '# Hello' } },
+      ],
+    };
+  }
+}
+
+function waitForAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
