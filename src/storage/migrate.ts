@@ -1,3 +1,5 @@
+import { mkdir, rmdir, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import type { DatabaseConfig } from '../config/config.ts';
@@ -21,10 +23,44 @@ export async function migrate(storage: Storage, config: DatabaseConfig): Promise
     await sql`create schema if not exists ${sql.id(config.schema)}`.execute(storage.db);
   }
   const migrator = new Migrator({ db: storage.db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  // Kysely locks migrations with a row lock on PostgreSQL but not on SQLite, where two
+  // processes starting on a fresh file would race; a lock directory serialises them.
+  const { error, results } =
+    config.kind === 'sqlite'
+      ? await withDirectoryLock(`${config.file}.migrate.lock`, () => migrator.migrateToLatest())
+      : await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Database migration ${failed} failed: ${(error as Error).message}`);
   }
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+const STALE_LOCK_MS = 60_000;
+
+/** mkdir is atomic across processes; a lock left by a crashed process expires. */
+async function withDirectoryLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 2 * STALE_LOCK_MS;
+  for (;;) {
+    try {
+      await mkdir(lockDir);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age =
+        Date.now() -
+        (await stat(lockDir).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        ));
+      if (age > STALE_LOCK_MS) await rmdir(lockDir).catch(() => {});
+      else if (Date.now() > deadline) throw new Error(`Timed out waiting for the migration lock ${lockDir}`);
+      else await sleep(25);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rmdir(lockDir).catch(() => {});
+  }
 }

@@ -18,7 +18,11 @@ export interface TestApp {
   /** An admin key for `project`. */
   key: string;
   /** fetch() against the app with the admin key unless `key` is given (null: no header). */
-  request(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  ): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -27,14 +31,22 @@ export async function startTestApp(
   options: { env?: Record<string, string>; agent?: Agent; clock?: Clock } = {},
 ): Promise<TestApp> {
   const database = createTestDatabase();
-  const config: Config = loadConfig({ ...database.env, DOCWRIGHT_PORT: '0', DOCWRIGHT_LOG_LEVEL: 'silent', ...options.env });
+  const config: Config = loadConfig({
+    ...database.env,
+    DOCWRIGHT_PORT: '0',
+    DOCWRIGHT_LOG_LEVEL: 'silent',
+    ...options.env,
+  });
   const logger = pino({ level: 'silent' });
   const services = await openServices(config, logger, {
     storage: database.open(),
     ...(options.agent ? { agent: options.agent } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const project = await services.projects.create({ name: 'Test docs', repository: 'https://example.com/docs.git' });
+  const project = await services.projects.create({
+    name: 'Test docs',
+    repository: 'https://example.com/docs.git',
+  });
   const { key } = await services.keys.create(project.id, 'test');
   const app = await buildHttpApp({ services, logger });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -11,10 +11,12 @@ import { migrate } from '../../src/storage/migrate.ts';
 export type TestBackend = 'sqlite' | 'postgres';
 
 /** The backend this Vitest project runs on (see vitest.config.ts). */
-export const testBackend: TestBackend = process.env.DOCWRIGHT_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+export const testBackend: TestBackend =
+  process.env.DOCWRIGHT_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 
 /** PostgreSQL server the suite uses; CI starts one on localhost with trust authentication. */
-export const testPostgresUrl = process.env.DOCWRIGHT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const testPostgresUrl =
+  process.env.DOCWRIGHT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
   config: DatabaseConfig;
@@ -29,7 +31,8 @@ export interface TestDatabase {
 export function createTestDatabase(backend: TestBackend = testBackend): TestDatabase {
   const dir = mkdtempSync(path.join(tmpdir(), 'docwright-test-'));
   if (backend === 'sqlite') {
-    const file = path.join(dir, 'test.sqlite');
+    // The same file the configuration derives from DOCWRIGHT_DATA_DIR, so child processes share it.
+    const file = path.join(dir, 'docwright.sqlite');
     return {
       config: { kind: 'sqlite', file },
       env: { DOCWRIGHT_DATA_DIR: dir },

@@ -27,12 +27,17 @@ export class PromptScriptedAgent implements Agent {
     this.calls.push(input);
     const { prompt, seq, attempt } = input.turn;
     if (this.executionLog) {
-      appendFileSync(this.executionLog, `${JSON.stringify({ job: input.job.id, seq, attempt, worker: this.workerName, at: Date.now() })}\n`);
+      appendFileSync(
+        this.executionLog,
+        `${JSON.stringify({ job: input.job.id, seq, attempt, worker: this.workerName, at: Date.now() })}\n`,
+      );
     }
-    const [command = '', arg = ''] = prompt.split(/[\s]/)[0]?.split(':') ?? [];
+    const scripted = /^([\w-]+):(.*)$/s.exec(prompt);
+    const command = scripted?.[1] ?? prompt.split(/\s/)[0] ?? '';
+    const arg = scripted?.[2] ?? '';
     switch (command) {
       case 'sleep':
-        await sleep(Number(arg), undefined, { signal: input.signal });
+        await sleep(Number.parseInt(arg, 10), undefined, { signal: input.signal });
         break;
       case 'hang':
         await waitForAbort(input.signal);
