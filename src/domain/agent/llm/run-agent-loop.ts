@@ -1,0 +1,363 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type LanguageModel, type ModelMessage, type StepResult, streamText, type ToolSet } from 'ai';
+import type { Logger } from 'pino';
+import type { ConversationMessage } from '../../jobs/conversation.ts';
+import type { AgentMessage, TokenUsage } from '../agent.ts';
+import { createFinishTool, FINISH_TOOL, type FinishInput } from './finish-tool.ts';
+import { historyToModelMessages } from './history.ts';
+import { judgeModelError, type ModelIdentity } from './provider-errors.ts';
+
+export interface AgentLoopLimits {
+  /** Model calls per turn. */
+  maxSteps: number;
+  /** Input plus output tokens per turn, summed over its model calls. */
+  maxTokens: number;
+  /** Wall-clock time per turn. */
+  maxDurationMs: number;
+}
+
+export interface RetryPolicy {
+  /** Retries of one model call after a rate limit, overload or server error. */
+  maxRetries: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** A provider asking for a longer wait than this fails the turn instead. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 4,
+  initialDelayMs: 1000,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 120_000,
+};
+
+export interface AgentLoopInput {
+  model: LanguageModel;
+  system: string;
+  /** Earlier turns' messages, oldest first. */
+  history: ConversationMessage[];
+  prompt: string;
+  tools: ToolSet;
+  limits: AgentLoopLimits;
+  signal: AbortSignal;
+  retry?: Partial<RetryPolicy>;
+  logger?: Logger;
+  /** Tool results are stored shortened to this many characters (default 2000). */
+  maxRecordedOutputChars?: number;
+  /** Called with each message as it is recorded (progress, logging). */
+  onMessage?: (message: AgentMessage) => void;
+}
+
+export interface AgentLoopResult {
+  status: 'finished' | 'limit' | 'failed';
+  summary: string;
+  pullRequest: { title: string; body: string } | null;
+  usage: TokenUsage;
+  messages: AgentMessage[];
+  /** Why the turn stopped early ('limit') or failed. */
+  reason?: string;
+  /** Which limit ended the turn. */
+  limit?: 'steps' | 'tokens' | 'time';
+  /** True when `signal` stopped the turn. */
+  aborted?: boolean;
+  /** Model calls that completed. */
+  steps: number;
+}
+
+const DEFAULT_RECORDED_OUTPUT_CHARS = 2000;
+const MAX_RECORDED_INPUT_STRING = 4000;
+
+class TimeLimit extends Error {}
+
+/**
+ * Runs one turn of the documentation agent: calls the model, runs the tools it asks for,
+ * and repeats until it calls `finish`, stops calling tools, hits a limit, fails or is
+ * aborted. Each model call streams (so it works with servers that only stream) and is
+ * retried on its own with backoff; limits are checked between calls, and the time limit
+ * also interrupts a call in flight. What the agent said and did is recorded as it goes,
+ * so a turn that ends early still reports it.
+ */
+export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResult> {
+  if (FINISH_TOOL in input.tools)
+    throw new Error(`The tool set must not define "${FINISH_TOOL}": the loop adds it.`);
+  const retry: RetryPolicy = { ...DEFAULT_RETRY, ...input.retry };
+  const { limits } = input;
+  const identity = identify(input.model);
+  const tools: ToolSet = { ...input.tools, [FINISH_TOOL]: createFinishTool() };
+  const conversation: ModelMessage[] = [
+    ...historyToModelMessages(input.history),
+    { role: 'user', content: input.prompt },
+  ];
+  const recorder = new Recorder(
+    input.maxRecordedOutputChars ?? DEFAULT_RECORDED_OUTPUT_CHARS,
+    input.onMessage,
+  );
+  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let steps = 0;
+  let toolCalls = 0;
+
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new TimeLimit('time limit')), limits.maxDurationMs);
+  const signal = AbortSignal.any([input.signal, deadline.signal]);
+
+  const result = (
+    status: AgentLoopResult['status'],
+    fields: Partial<AgentLoopResult> = {},
+  ): AgentLoopResult => ({
+    status,
+    summary: '',
+    pullRequest: null,
+    usage: { ...usage },
+    messages: recorder.messages,
+    steps,
+    ...fields,
+  });
+  const stopAtLimit = (limit: 'steps' | 'tokens' | 'time'): AgentLoopResult => {
+    const why = {
+      steps: `the step limit (${limits.maxSteps} model calls) was reached`,
+      tokens: `the token limit (${limits.maxTokens} tokens) was reached with ${usage.inputTokens + usage.outputTokens} used`,
+      time: `the time limit (${Math.round(limits.maxDurationMs / 1000)} s) was reached`,
+    }[limit];
+    const reason = `The turn stopped before the agent finished: ${why}, after ${steps} model calls and ${toolCalls} tool calls.`;
+    recorder.note(reason);
+    const last = recorder.lastAssistantText();
+    const summary = last === null ? reason : `${reason}\n\nThe agent's last message: ${last}`;
+    return result('limit', { summary, reason, limit });
+  };
+  const stopAborted = (): AgentLoopResult => {
+    const cause = input.signal.reason instanceof Error ? input.signal.reason.message : 'the turn was aborted';
+    const reason = `The turn was stopped: ${cause}`;
+    return result('failed', { reason, aborted: true });
+  };
+
+  try {
+    for (;;) {
+      if (input.signal.aborted) return stopAborted();
+      if (deadline.signal.aborted) return stopAtLimit('time');
+      if (steps >= limits.maxSteps) return stopAtLimit('steps');
+      if (usage.inputTokens + usage.outputTokens >= limits.maxTokens) return stopAtLimit('tokens');
+
+      const outcome = await callWithRetries({ ...input, tools, conversation, signal, retry, identity });
+      if (!outcome.ok) {
+        if (input.signal.aborted) return stopAborted();
+        if (deadline.signal.aborted) return stopAtLimit('time');
+        recorder.note(outcome.reason);
+        return result('failed', { reason: outcome.reason });
+      }
+      const { step } = outcome;
+      steps += 1;
+      usage.inputTokens += step.usage.inputTokens ?? 0;
+      usage.outputTokens += step.usage.outputTokens ?? 0;
+      conversation.push(...step.response.messages);
+      const finish = recorder.recordStep(step);
+      toolCalls += step.toolCalls.length;
+      input.logger?.debug({ step: steps, toolCalls: step.toolCalls.length, usage }, 'agent step done');
+
+      if (finish !== null) {
+        const title = finish.pull_request_title?.trim();
+        return result('finished', {
+          summary: finish.summary.trim(),
+          pullRequest: title
+            ? { title, body: finish.pull_request_body?.trim() || finish.summary.trim() }
+            : null,
+        });
+      }
+      if (step.toolCalls.length === 0) {
+        // The model answered without tools and without calling finish: take its text as the summary.
+        return result('finished', { summary: recorder.lastAssistantText() ?? '' });
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type StepOutcome = { ok: true; step: StepResult<ToolSet> } | { ok: false; reason: string };
+
+interface CallInput {
+  model: LanguageModel;
+  system: string;
+  tools: ToolSet;
+  conversation: ModelMessage[];
+  signal: AbortSignal;
+  retry: RetryPolicy;
+  identity: ModelIdentity;
+  logger?: Logger;
+}
+
+/** One model call (and the tools it asks for), retried on transient provider errors. */
+async function callWithRetries(input: CallInput): Promise<StepOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await callOnce(input);
+    if (outcome.ok) return outcome;
+    if (input.signal.aborted) return { ok: false, reason: 'aborted' };
+    const verdict = judgeModelError(outcome.error, input.identity);
+    if (verdict.kind === 'fail') return { ok: false, reason: verdict.reason };
+    if (outcome.toolsRan) {
+      // Tools already changed the working copy; repeating the call could repeat them.
+      return {
+        ok: false,
+        reason: `The model provider failed mid-response after tools ran (${verdict.description}).`,
+      };
+    }
+    if (attempt >= input.retry.maxRetries) {
+      return {
+        ok: false,
+        reason: `The model provider kept failing after ${attempt + 1} attempts (${verdict.description}).`,
+      };
+    }
+    const backoff = Math.min(input.retry.initialDelayMs * 2 ** attempt, input.retry.maxDelayMs);
+    if (verdict.retryAfterMs !== undefined && verdict.retryAfterMs > input.retry.maxRetryAfterMs) {
+      return {
+        ok: false,
+        reason: `The model provider is rate limiting and asked to wait ${Math.ceil(verdict.retryAfterMs / 1000)} s (${verdict.description}).`,
+      };
+    }
+    // A little jitter keeps workers that were limited together from retrying together.
+    const delay = verdict.retryAfterMs ?? Math.round(backoff * (1 + Math.random() * 0.25));
+    input.logger?.warn(
+      { attempt: attempt + 1, delayMs: delay, error: verdict.description },
+      'model call failed; retrying',
+    );
+    try {
+      await sleep(delay, undefined, { signal: input.signal });
+    } catch {
+      return { ok: false, reason: 'aborted' };
+    }
+  }
+}
+
+type CallOutcome = { ok: true; step: StepResult<ToolSet> } | { ok: false; error: unknown; toolsRan: boolean };
+
+async function callOnce(input: CallInput): Promise<CallOutcome> {
+  let error: unknown;
+  let aborted = false;
+  let toolsRan = false;
+  const response = streamText({
+    model: input.model,
+    instructions: input.system,
+    messages: input.conversation,
+    tools: input.tools,
+    // Retries are ours: per call, with Retry-After honoured and a bound we choose.
+    maxRetries: 0,
+    abortSignal: input.signal,
+  });
+  try {
+    for await (const part of response.stream) {
+      if (part.type === 'error') error ??= part.error;
+      else if (part.type === 'abort') aborted = true;
+      else if (part.type === 'tool-result' || part.type === 'tool-error') toolsRan = true;
+    }
+  } catch (thrown) {
+    error ??= thrown;
+  }
+  if (aborted && error === undefined) error = input.signal.reason ?? new Error('aborted');
+  if (error !== undefined) return { ok: false, error, toolsRan };
+  try {
+    return { ok: true, step: await response.finalStep };
+  } catch (thrown) {
+    return { ok: false, error: thrown, toolsRan };
+  }
+}
+
+/** Keeps the turn's transcript: assistant text, tool calls with inputs and shortened results. */
+class Recorder {
+  readonly messages: AgentMessage[] = [];
+  private readonly maxOutputChars: number;
+  private readonly onMessage: ((message: AgentMessage) => void) | undefined;
+
+  constructor(maxOutputChars: number, onMessage?: (message: AgentMessage) => void) {
+    this.maxOutputChars = maxOutputChars;
+    this.onMessage = onMessage;
+  }
+
+  /** Records a step in order and returns the input of a successful finish call, if any. */
+  recordStep(step: StepResult<ToolSet>): FinishInput | null {
+    let finish: FinishInput | null = null;
+    let text = '';
+    const flushText = () => {
+      if (text.trim() !== '') this.push({ role: 'assistant', text: text.trim() });
+      text = '';
+    };
+    for (const part of step.content) {
+      if (part.type === 'text') {
+        text += part.text;
+      } else if (part.type === 'tool-result') {
+        flushText();
+        this.push({
+          role: 'tool',
+          tool: {
+            name: part.toolName,
+            input: shortenInput(part.input),
+            output: this.shorten(stringify(part.output)),
+          },
+        });
+        if (part.toolName === FINISH_TOOL) finish = part.input as FinishInput;
+      } else if (part.type === 'tool-error') {
+        flushText();
+        const message = part.error instanceof Error ? part.error.message : String(part.error);
+        this.push({
+          role: 'tool',
+          tool: {
+            name: part.toolName,
+            input: shortenInput(part.input),
+            output: this.shorten(`Error: ${message}`),
+          },
+        });
+      }
+    }
+    flushText();
+    return finish;
+  }
+
+  note(text: string): void {
+    this.push({ role: 'note', text });
+  }
+
+  lastAssistantText(): string | null {
+    for (let i = this.messages.length - 1; i >= 0; i--) {
+      const message = this.messages[i];
+      if (message?.role === 'assistant') return message.text;
+    }
+    return null;
+  }
+
+  private push(message: AgentMessage): void {
+    this.messages.push(message);
+    this.onMessage?.(message);
+  }
+
+  private shorten(text: string): string {
+    if (text.length <= this.maxOutputChars) return text;
+    return `${text.slice(0, this.maxOutputChars)}\n[… ${text.length - this.maxOutputChars} more characters not stored]`;
+  }
+}
+
+function stringify(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Long string arguments (a whole file for write_file) are stored shortened. */
+function shortenInput(input: unknown): unknown {
+  if (typeof input === 'string') {
+    return input.length > MAX_RECORDED_INPUT_STRING
+      ? `${input.slice(0, MAX_RECORDED_INPUT_STRING)}[… ${input.length - MAX_RECORDED_INPUT_STRING} more characters not stored]`
+      : input;
+  }
+  if (Array.isArray(input)) return input.map(shortenInput);
+  if (typeof input === 'object' && input !== null) {
+    return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, shortenInput(value)]));
+  }
+  return input;
+}
+
+function identify(model: LanguageModel): ModelIdentity {
+  if (typeof model === 'string') return { provider: 'gateway', modelId: model };
+  return { provider: model.provider, modelId: model.modelId };
+}
