@@ -1,0 +1,270 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { GitCredentials } from '../../domain/agent/code-host.ts';
+import { GitError, GitRunner, type GitRunOptions, redact } from './git-runner.ts';
+import { KeyedMutex } from './keyed-mutex.ts';
+
+export type { GitCredentials } from '../../domain/agent/code-host.ts';
+export { GitError } from './git-runner.ts';
+
+export interface WorkspaceRequest {
+  projectId: string;
+  jobId: string;
+  /** A git URL (https://, ssh://, git@host:path) or an absolute path on this machine. */
+  repository: string;
+  baseBranch: string;
+  branch: string;
+  credentials: GitCredentials | null;
+}
+
+export interface PreparedWorkspace {
+  dir: string;
+  /** True when the working copy was created now; false when an existing one was reset. */
+  created: boolean;
+  /** True when the job's branch already existed on the remote and the copy continues it. */
+  continued: boolean;
+  /** The commit the working copy starts from. */
+  startSha: string;
+}
+
+export interface GitWorkspacesOptions {
+  dataDir: string;
+  logger: Logger;
+  author: { name: string; email: string };
+  /** `Name <email>` entries added as Co-authored-by trailers; none unless configured. */
+  coAuthors?: string[];
+  /** Longest a single git command (clone, fetch, push) may run; default 10 minutes. */
+  commandTimeoutMs?: number;
+  /** Environment git runs in (tests); default: this process's. */
+  env?: NodeJS.ProcessEnv;
+}
+
+// Working copies are the agent's sandbox: no hooks run in them, whatever the host user's templates say.
+const WORKSPACE_CONFIG = { 'core.hooksPath': '/dev/null' };
+
+/**
+ * Per project, a bare mirror of the repository under `<dataDir>/mirrors/<projectId>.git`,
+ * fetched before each turn; per job, a git worktree of that mirror under
+ * `<dataDir>/workspaces/<jobId>` on the job's branch. Worktrees share the mirror's objects,
+ * so a warm preparation is one fetch plus one checkout, never a clone.
+ *
+ * The mirror's remote-tracking refs (`refs/remotes/origin/*`) hold the remote's branches and
+ * its local branches are the jobs' branches, so `fetch --prune` never touches a job's work.
+ */
+export class GitWorkspaces {
+  private readonly opts: GitWorkspacesOptions;
+  private readonly git: GitRunner;
+  private readonly locks = new KeyedMutex();
+
+  constructor(opts: GitWorkspacesOptions) {
+    this.opts = opts;
+    this.git = new GitRunner({ logger: opts.logger, ...(opts.env ? { env: opts.env } : {}) });
+  }
+
+  mirrorDir(projectId: string): string {
+    return path.join(this.opts.dataDir, 'mirrors', `${safeName(projectId, 'project id')}.git`);
+  }
+
+  workspaceDir(jobId: string): string {
+    return path.join(this.opts.dataDir, 'workspaces', safeName(jobId, 'job id'));
+  }
+
+  /** Fetches the mirror, then puts the job's working copy on `branch` (continuing it if it was pushed). */
+  async prepare(req: WorkspaceRequest, signal?: AbortSignal): Promise<PreparedWorkspace> {
+    checkRequest(req);
+    const mirror = this.mirrorDir(req.projectId);
+    const dir = this.workspaceDir(req.jobId);
+    return this.locks.run(mirror, async () => {
+      await this.ensureMirror(mirror, req, signal);
+      await this.run(['fetch', '--prune', '--no-tags', '--quiet', 'origin'], mirror, {
+        credentials: req.credentials,
+        ...(signal ? { signal } : {}),
+      }).catch((error: unknown) => {
+        throw describeFetchFailure(error, req.repository);
+      });
+      const remoteBranch = await this.resolve(mirror, `refs/remotes/origin/${req.branch}`);
+      const base = remoteBranch ? null : await this.resolve(mirror, `refs/remotes/origin/${req.baseBranch}`);
+      const startSha = remoteBranch ?? base;
+      if (startSha === null) {
+        throw new GitError(
+          `Base branch "${req.baseBranch}" does not exist in ${redact(req.repository)}`,
+          null,
+          '',
+        );
+      }
+      const created = !(await exists(path.join(dir, '.git')));
+      if (created) {
+        await rm(dir, { recursive: true, force: true });
+        await mkdir(path.dirname(dir), { recursive: true });
+        await this.run(['worktree', 'prune'], mirror);
+        await this.run(['worktree', 'add', '--quiet', '--no-track', '-B', req.branch, dir, startSha], mirror);
+      } else {
+        // A follow-up or a retried turn: start again from what the remote has, dropping
+        // anything a crashed attempt left behind.
+        await this.run(['checkout', '--quiet', '--force', '--no-track', '-B', req.branch, startSha], dir);
+        await this.run(['clean', '-ffdxq'], dir);
+      }
+      return { dir, created, continued: remoteBranch !== null, startSha };
+    });
+  }
+
+  /** Stages everything and commits it; null (and no commit) when nothing changed. */
+  async commitAll(dir: string, message: string): Promise<{ sha: string; files: string[] } | null> {
+    const files = await this.changedFiles(dir);
+    if (files.length === 0) return null;
+    const { name, email } = this.opts.author;
+    await this.run(
+      [
+        'commit',
+        '--quiet',
+        '--no-verify',
+        '--cleanup=strip',
+        '-m',
+        commitMessage(message, this.opts.coAuthors),
+      ],
+      dir,
+      {
+        config: { 'user.name': name, 'user.email': email },
+      },
+    );
+    const sha = (await this.run(['rev-parse', 'HEAD'], dir)).stdout.trim();
+    return { sha, files };
+  }
+
+  /** Paths changed in the working copy since its last commit (stages them), sorted. */
+  async changedFiles(dir: string): Promise<string[]> {
+    await this.run(['add', '--all'], dir);
+    const { stdout } = await this.run(['diff', '--cached', '--name-only', '--no-renames', '-z'], dir);
+    return stdout
+      .split('\0')
+      .filter((f) => f !== '')
+      .sort();
+  }
+
+  /** Pushes the job's branch (fast-forward only: a follow-up builds on what was pushed). */
+  async push(req: WorkspaceRequest, dir: string, signal?: AbortSignal): Promise<void> {
+    checkRequest(req);
+    const ref = `refs/heads/${req.branch}`;
+    await this.run(['push', '--quiet', '--no-verify', 'origin', `${ref}:${ref}`], dir, {
+      credentials: req.credentials,
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  /** Removes the job's working copy and its local branch; the mirror stays for the next job. */
+  async remove(req: WorkspaceRequest): Promise<void> {
+    const mirror = this.mirrorDir(req.projectId);
+    const dir = this.workspaceDir(req.jobId);
+    await this.locks.run(mirror, async () => {
+      const hasMirror = await exists(path.join(mirror, 'HEAD'));
+      if (hasMirror && (await exists(dir))) {
+        await this.run(['worktree', 'remove', '--force', '--force', dir], mirror).catch(() => undefined);
+      }
+      await rm(dir, { recursive: true, force: true });
+      if (!hasMirror) return;
+      await this.run(['worktree', 'prune'], mirror);
+      checkBranch(req.branch, 'branch');
+      await this.run(['branch', '--quiet', '-D', req.branch], mirror, { okCodes: [1] });
+    });
+  }
+
+  private async ensureMirror(mirror: string, req: WorkspaceRequest, signal?: AbortSignal): Promise<void> {
+    if (await exists(path.join(mirror, 'HEAD'))) {
+      const { stdout } = await this.run(['config', '--get', 'remote.origin.url'], mirror, { okCodes: [1] });
+      if (stdout.trim() !== req.repository) {
+        await this.run(['remote', 'set-url', 'origin', req.repository], mirror);
+      }
+      return;
+    }
+    // Built aside and renamed into place, so a crash never leaves a half-made mirror.
+    await mkdir(path.dirname(mirror), { recursive: true });
+    const staging = `${mirror}.tmp-${randomBytes(4).toString('hex')}`;
+    try {
+      // An empty template: no hooks or samples from the host user's git setup.
+      await this.run(['init', '--bare', '--quiet', '--template=', staging], path.dirname(mirror));
+      await this.run(['remote', 'add', 'origin', req.repository], staging);
+      await this.run(['config', 'remote.origin.tagOpt', '--no-tags'], staging);
+      await this.run(['config', 'gc.autoDetach', 'false'], staging);
+      if (signal?.aborted) throw new GitError('git fetch was cancelled', null, '');
+      await rename(staging, mirror);
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  private async resolve(repo: string, ref: string): Promise<string | null> {
+    const { stdout, code } = await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], repo, {
+      okCodes: [1],
+    });
+    return code === 0 ? stdout.trim() : null;
+  }
+
+  private run(args: string[], cwd: string, opts: Omit<GitRunOptions, 'cwd'> = {}) {
+    return this.git.run(args, {
+      cwd,
+      timeoutMs: this.opts.commandTimeoutMs ?? 10 * 60_000,
+      ...opts,
+      config: { ...WORKSPACE_CONFIG, ...opts.config },
+    });
+  }
+}
+
+function commitMessage(message: string, coAuthors: string[] | undefined): string {
+  const text = message.trim() || 'Update documentation';
+  if (!coAuthors || coAuthors.length === 0) return text;
+  return `${text}\n\n${coAuthors.map((a) => `Co-authored-by: ${a}`).join('\n')}`;
+}
+
+function describeFetchFailure(error: unknown, repository: string): unknown {
+  if (!(error instanceof GitError)) return error;
+  const where = redact(repository);
+  if (
+    /Authentication failed|could not read Username|terminal prompts disabled|\b401\b|\b403\b/.test(
+      error.stderr,
+    )
+  ) {
+    return new GitError(
+      `Cannot fetch ${where}: the code host refused the credentials`,
+      error.code,
+      error.stderr,
+    );
+  }
+  return new GitError(
+    `Cannot fetch ${where}: ${error.message.replace(/^git fetch failed: /, '')}`,
+    error.code,
+    error.stderr,
+  );
+}
+
+function checkRequest(req: WorkspaceRequest): void {
+  safeName(req.projectId, 'project id');
+  safeName(req.jobId, 'job id');
+  checkBranch(req.branch, 'branch');
+  checkBranch(req.baseBranch, 'base branch');
+  if (req.repository.trim() === '' || req.repository.startsWith('-')) {
+    throw new GitError(`Repository "${redact(req.repository)}" is not a git URL or path`, null, '');
+  }
+}
+
+function safeName(value: string, what: string): string {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(value)) throw new GitError(`Invalid ${what} "${value}"`, null, '');
+  return value;
+}
+
+// git's ref-name rules (git check-ref-format), without spawning git for them.
+function checkBranch(branch: string, what: string): void {
+  const bad =
+    !/^[\w./-]+$/.test(branch) ||
+    /(^[./-]|\.\.|\/\/|[./]$|\.lock$|\/\.|@\{)/.test(branch) ||
+    branch.split('/').some((part) => part.endsWith('.lock'));
+  if (bad) throw new GitError(`Invalid ${what} name "${branch}"`, null, '');
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
