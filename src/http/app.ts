@@ -7,10 +7,10 @@ import type { Logger } from 'pino';
 import type { Services } from '../app/services.ts';
 import { projectAuthenticator } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
-import { installValidators } from './validation.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { Conversation, ErrorBody, Job, JobList } from './schemas.ts';
+import { installValidators } from './validation.ts';
 
 export interface HttpAppOptions {
   services: Services;
@@ -48,6 +48,8 @@ export async function buildHttpApp({ services, logger }: HttpAppOptions): Promis
   installValidators(app);
 
   await app.register(swagger, {
+    // Shared schemas appear under their own names (#/components/schemas/Job), not def-N.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -109,19 +109,24 @@ export const JobListQuery = Type.Object({
 
 export type JobListQueryType = Static<typeof JobListQuery>;
 
+const error = (description: string) => Type.Ref('Error', { description });
+
 /** Error responses every authenticated route may give. */
 export const errorResponses = {
-  400: Type.Ref('Error'),
-  401: Type.Ref('Error'),
-  403: Type.Ref('Error'),
-  404: Type.Ref('Error'),
-  429: Type.Ref('Error'),
-  500: Type.Ref('Error'),
+  400: error('Invalid request: the body or a parameter is malformed; details name each problem.'),
+  401: error('Missing, malformed, unknown or revoked API key.'),
+  403: error('The API key belongs to another project.'),
+  404: error('Unknown project, job or route.'),
+  429: error('Rate limited; Retry-After says when to try again.'),
+  500: error('Internal error; quote the requestId when reporting it.'),
 };
 
 export const bodyErrorResponses = {
   ...errorResponses,
-  409: Type.Ref('Error'),
-  413: Type.Ref('Error'),
-  415: Type.Ref('Error'),
+  409: error('Conflict: the job is archived.'),
+  413: error('Request body too large.'),
+  415: error('Content-Type is not application/json.'),
 };
+
+/** A success response: a shared schema with a description for the API reference. */
+export const ok = (ref: string, description: string) => Type.Ref(ref, { description });

@@ -107,7 +107,9 @@ describe(`agent job API on ${testBackend}`, () => {
       expect(await again.json()).toEqual(body);
 
       await expectError(
-        await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/message`, { body: { prompt: 'more' } }),
+        await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/message`, {
+          body: { prompt: 'more' },
+        }),
         409,
         /archived/,
       );
@@ -140,7 +142,11 @@ describe(`agent job API on ${testBackend}`, () => {
 
       await expectError(await t.request('GET', `/v2/agent/${t.project.id}/jobs?status=done`), 400, /status/);
       await expectError(await t.request('GET', `/v2/agent/${t.project.id}/jobs?limit=0`), 400, /limit/);
-      await expectError(await t.request('GET', `/v2/agent/${t.project.id}/jobs?cursor=nonsense`), 400, /cursor/);
+      await expectError(
+        await t.request('GET', `/v2/agent/${t.project.id}/jobs?cursor=nonsense`),
+        400,
+        /cursor/,
+      );
     });
   });
 
@@ -162,7 +168,9 @@ describe(`agent job API on ${testBackend}`, () => {
         const job = await createJob();
         const followUp = await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/message`, { body });
         await expectError(followUp, 400, message);
-        const list = (await (await t.request('GET', `/v2/agent/${t.project.id}/jobs`)).json()) as { jobs: unknown[] };
+        const list = (await (await t.request('GET', `/v2/agent/${t.project.id}/jobs`)).json()) as {
+          jobs: unknown[];
+        };
         expect(list.jobs).toHaveLength(1);
       });
     }
@@ -174,7 +182,10 @@ describe(`agent job API on ${testBackend}`, () => {
         400,
         /at most 50 characters/,
       );
-      expect((await t.request('POST', `/v2/agent/${t.project.id}/job`, { body: { prompt: 'x'.repeat(50) } })).status).toBe(201);
+      expect(
+        (await t.request('POST', `/v2/agent/${t.project.id}/job`, { body: { prompt: 'x'.repeat(50) } }))
+          .status,
+      ).toBe(201);
     });
 
     it('a body over the size limit answers 413', async () => {
@@ -190,7 +201,10 @@ describe(`agent job API on ${testBackend}`, () => {
       t = await startTestApp();
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
         await expectError(
-          await t.request('POST', `/v2/agent/${t.project.id}/job`, { body: 'prompt=hi', headers: { 'content-type': type } }),
+          await t.request('POST', `/v2/agent/${t.project.id}/job`, {
+            body: 'prompt=hi',
+            headers: { 'content-type': type },
+          }),
           415,
           /application\/json/,
         );
@@ -203,7 +217,10 @@ describe(`agent job API on ${testBackend}`, () => {
       t = await startTestApp();
       const path = `/v2/agent/${t.project.id}/jobs`;
       await expectError(await t.request('GET', path, { key: null }), 401, /Authorization/);
-      await expectError(await t.request('GET', path, { key: null, headers: { authorization: `Basic ${t.key}` } }), 401);
+      await expectError(
+        await t.request('GET', path, { key: null, headers: { authorization: `Basic ${t.key}` } }),
+        401,
+      );
       await expectError(await t.request('GET', path, { key: 'dw_not-a-key' }), 401, /Malformed/);
       // Well-formed (valid checksum) but never issued.
       const { generateApiKey } = await import('../../src/domain/keys/api-key-format.ts');
@@ -217,30 +234,52 @@ describe(`agent job API on ${testBackend}`, () => {
 
     it('rejects before reading the body: no key and a bad body is 401, not 400', async () => {
       t = await startTestApp();
-      await expectError(await t.request('POST', `/v2/agent/${t.project.id}/job`, { key: null, body: '{bad' }), 401);
+      await expectError(
+        await t.request('POST', `/v2/agent/${t.project.id}/job`, { key: null, body: '{bad' }),
+        401,
+      );
     });
 
     it("answers 403 when a valid key is used on another project, and never shows that project's jobs", async () => {
       t = await startTestApp();
-      const other = await t.services.projects.create({ name: 'Other', repository: 'https://example.com/other.git' });
+      const other = await t.services.projects.create({
+        name: 'Other',
+        repository: 'https://example.com/other.git',
+      });
       const { key: otherKey } = await t.services.keys.create(other.id, 'other');
       const job = await createJob();
-      await expectError(await t.request('GET', `/v2/agent/${t.project.id}/job/${job.id}`, { key: otherKey }), 403);
+      await expectError(
+        await t.request('GET', `/v2/agent/${t.project.id}/job/${job.id}`, { key: otherKey }),
+        403,
+      );
       await expectError(await t.request('GET', `/v2/agent/${t.project.id}/jobs`, { key: otherKey }), 403);
       await expectError(
         await t.request('POST', `/v2/agent/${t.project.id}/job`, { key: otherKey, body: { prompt: 'x' } }),
         403,
       );
       // The other project's own path does not reveal this project's job either.
-      await expectError(await t.request('GET', `/v2/agent/${other.id}/job/${job.id}`, { key: otherKey }), 404);
+      await expectError(
+        await t.request('GET', `/v2/agent/${other.id}/job/${job.id}`, { key: otherKey }),
+        404,
+      );
     });
 
     it('answers 404 for an unknown project, job or route', async () => {
       t = await startTestApp();
-      await expectError(await t.request('GET', '/v2/agent/prj_unknown/jobs'), 404, /Project prj_unknown not found/);
-      await expectError(await t.request('GET', `/v2/agent/${t.project.id}/job/job_unknown`), 404, /Job job_unknown/);
       await expectError(
-        await t.request('POST', `/v2/agent/${t.project.id}/job/job_unknown/message`, { body: { prompt: 'x' } }),
+        await t.request('GET', '/v2/agent/prj_unknown/jobs'),
+        404,
+        /Project prj_unknown not found/,
+      );
+      await expectError(
+        await t.request('GET', `/v2/agent/${t.project.id}/job/job_unknown`),
+        404,
+        /Job job_unknown/,
+      );
+      await expectError(
+        await t.request('POST', `/v2/agent/${t.project.id}/job/job_unknown/message`, {
+          body: { prompt: 'x' },
+        }),
         404,
       );
       await expectError(await t.request('POST', `/v2/agent/${t.project.id}/job/job_unknown/archive`), 404);
@@ -253,16 +292,22 @@ describe(`agent job API on ${testBackend}`, () => {
       const before = await t.services.keys.list(t.project.id);
       expect(before[0]?.lastUsedAt).toBeNull();
       await t.request('GET', `/v2/agent/${t.project.id}/jobs`);
-      await expect.poll(async () => (await t.services.keys.list(t.project.id))[0]?.lastUsedAt).toMatch(ISO_UTC);
+      await expect
+        .poll(async () => (await t.services.keys.list(t.project.id))[0]?.lastUsedAt)
+        .toMatch(ISO_UTC);
     });
   });
 
   describe('rate limiting', () => {
     it('limits create and message per project and says when to retry', async () => {
-      t = await startTestApp({ env: { DOCWRIGHT_RATE_LIMIT: '3', DOCWRIGHT_RATE_LIMIT_WINDOW_SECONDS: '3600' } });
+      t = await startTestApp({
+        env: { DOCWRIGHT_RATE_LIMIT: '3', DOCWRIGHT_RATE_LIMIT_WINDOW_SECONDS: '3600' },
+      });
       const job = await createJob();
       await createJob();
-      const message = await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/message`, { body: { prompt: 'x' } });
+      const message = await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/message`, {
+        body: { prompt: 'x' },
+      });
       expect(message.status).toBe(200);
       const limited = await t.request('POST', `/v2/agent/${t.project.id}/job`, { body: { prompt: 'x' } });
       await expectError(limited, 429, /Rate limit/);
@@ -277,14 +322,19 @@ describe(`agent job API on ${testBackend}`, () => {
       expect((await t.request('GET', `/v2/agent/${t.project.id}/job/${job.id}`)).status).toBe(200);
       const other = await t.services.projects.create({ name: 'Other', repository: '/tmp/other' });
       const { key } = await t.services.keys.create(other.id, 'other');
-      expect((await t.request('POST', `/v2/agent/${other.id}/job`, { key, body: { prompt: 'x' } })).status).toBe(201);
+      expect(
+        (await t.request('POST', `/v2/agent/${other.id}/job`, { key, body: { prompt: 'x' } })).status,
+      ).toBe(201);
     });
 
     it('opens a new window when the old one ends', async () => {
       let now = new Date('2026-01-01T10:59:00.000Z');
       t = await startTestApp({ env: { DOCWRIGHT_RATE_LIMIT: '1' }, clock: () => now });
       await createJob();
-      await expectError(await t.request('POST', `/v2/agent/${t.project.id}/job`, { body: { prompt: 'x' } }), 429);
+      await expectError(
+        await t.request('POST', `/v2/agent/${t.project.id}/job`, { body: { prompt: 'x' } }),
+        429,
+      );
       now = new Date('2026-01-01T11:00:01.000Z');
       await createJob();
     });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey, isWellFormedApiKey, keyHint } from '../../src/domain/keys/api-key-format.ts';
+import {
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+  keyHint,
+} from '../../src/domain/keys/api-key-format.ts';
 
 describe('API key format', () => {
   it('generates dw_ keys that pass their own checksum', () => {
@@ -24,7 +29,14 @@ describe('API key format', () => {
 
   it('rejects wrong prefixes, lengths and alphabets', () => {
     const key = generateApiKey();
-    for (const bad of ['', 'dw_', key.replace('dw_', 'dx_'), `${key}a`, key.slice(0, -1), key.replace(/.$/, '!')]) {
+    for (const bad of [
+      '',
+      'dw_',
+      key.replace('dw_', 'dx_'),
+      `${key}a`,
+      key.slice(0, -1),
+      key.replace(/.$/, '!'),
+    ]) {
       expect(isWellFormedApiKey(bad), bad).toBe(false);
     }
   });

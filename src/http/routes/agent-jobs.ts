@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { JobService } from '../../domain/jobs/job-service.ts';
 import type { ProjectService } from '../../domain/projects/project-service.ts';
 import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.ts';
@@ -8,6 +7,7 @@ import {
   errorResponses,
   JobListQuery,
   JobParams,
+  ok,
   ProjectParams,
   promptBody,
 } from '../schemas.ts';
@@ -38,7 +38,7 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
         security,
         params: ProjectParams,
         body: PromptBody,
-        response: { 201: Type.Ref('Job'), ...bodyErrorResponses },
+        response: { 201: ok('Job', 'The new job, active.'), ...bodyErrorResponses },
       },
     },
     async (request, reply) => {
@@ -57,7 +57,7 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
         tags,
         security,
         params: JobParams,
-        response: { 200: Type.Ref('Job'), ...errorResponses },
+        response: { 200: ok('Job', 'The job.'), ...errorResponses },
       },
     },
     (request) => jobs.get(request.params.projectId, request.params.id),
@@ -74,7 +74,7 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
         security,
         params: JobParams,
         body: PromptBody,
-        response: { 200: Type.Ref('Job'), ...bodyErrorResponses },
+        response: { 200: ok('Job', 'The job, active again.'), ...bodyErrorResponses },
       },
     },
     async (request) => {
@@ -94,7 +94,7 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
         security,
         params: ProjectParams,
         querystring: JobListQuery,
-        response: { 200: Type.Ref('JobList'), ...errorResponses },
+        response: { 200: ok('JobList', 'A page of jobs, newest first.'), ...errorResponses },
       },
     },
     (request) =>
@@ -115,7 +115,7 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
         tags,
         security,
         params: JobParams,
-        response: { 200: Type.Ref('Job'), ...errorResponses },
+        response: { 200: ok('Job', 'The archived job.'), ...errorResponses },
       },
     },
     (request) => jobs.archive(request.params.projectId, request.params.id),
@@ -130,7 +130,7 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
         tags,
         security,
         params: JobParams,
-        response: { 200: Type.Ref('Conversation'), ...errorResponses },
+        response: { 200: ok('Conversation', 'Turns and messages, oldest first.'), ...errorResponses },
       },
     },
     (request) => jobs.conversation(request.params.projectId, request.params.id),

@@ -1,0 +1,180 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorker } from '../../src/app/services.ts';
+import type { Worker } from '../../src/domain/runner/worker.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { testBackend } from '../helpers/storage.ts';
+import { PromptScriptedAgent } from '../helpers/test-agent.ts';
+
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+}
+
+const pointer = (...parts: string[]) =>
+  parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+
+/** Checks live responses against the OpenAPI document the server itself publishes. */
+class ContractChecker {
+  private readonly ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
+  readonly checked: string[] = [];
+  readonly document: OpenApiDocument;
+  constructor(document: OpenApiDocument) {
+    this.document = document;
+    this.ajv.addSchema(document as object, 'openapi.json');
+  }
+
+  async check(response: Response, method: string, template: string): Promise<unknown> {
+    const status = String(response.status);
+    const operation = this.document.paths[template]?.[method.toLowerCase()];
+    expect(operation, `${method} ${template} is documented`).toBeDefined();
+    expect(Object.keys(operation?.responses ?? {}), `${method} ${template} documents ${status}`).toContain(
+      status,
+    );
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body: unknown = await response.json();
+    const ref = `openapi.json#/${pointer('paths', template, method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema')}`;
+    const validate = this.ajv.getSchema(ref);
+    expect(validate, ref).toBeDefined();
+    const valid = validate?.(body);
+    expect(
+      valid,
+      `${method} ${template} ${status}: ${JSON.stringify(validate?.errors)} for ${JSON.stringify(body)}`,
+    ).toBe(true);
+    this.checked.push(`${method} ${template} ${status}`);
+    return body;
+  }
+}
+
+describe(`OpenAPI document and live responses on ${testBackend}`, () => {
+  let t: TestApp;
+  let worker: Worker | null = null;
+  afterEach(async () => {
+    await worker?.stop();
+    await t?.close();
+  });
+
+  it('publishes an OpenAPI 3.1 document with every route and a human-readable page', async () => {
+    t = await startTestApp();
+    const response = await fetch(`${t.baseUrl}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as OpenApiDocument;
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/v2/agent/{projectId}/job',
+      '/v2/agent/{projectId}/job/{id}',
+      '/v2/agent/{projectId}/job/{id}/archive',
+      '/v2/agent/{projectId}/job/{id}/message',
+      '/v2/agent/{projectId}/job/{id}/messages',
+      '/v2/agent/{projectId}/jobs',
+    ]);
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['Job', 'JobList', 'Conversation', 'Error']),
+    );
+    expect(document.components.securitySchemes).toHaveProperty('bearerAuth');
+    const page = await fetch(`${t.baseUrl}/docs/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<html/i);
+  });
+
+  it('every response of a full job lifecycle and of each error matches the document', async () => {
+    t = await startTestApp({
+      agent: new PromptScriptedAgent(),
+      env: { DOCWRIGHT_RATE_LIMIT: '6', DOCWRIGHT_POLL_INTERVAL_MS: '50' },
+    });
+    const contract = new ContractChecker(
+      (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as OpenApiDocument,
+    );
+    const p = t.project.id;
+    const jobPath = '/v2/agent/{projectId}/job/{id}';
+
+    const created = (await contract.check(
+      await t.request('POST', `/v2/agent/${p}/job`, { body: { prompt: 'pr: add a page' } }),
+      'POST',
+      '/v2/agent/{projectId}/job',
+    )) as { id: string };
+    const id = created.id;
+    await contract.check(await t.request('GET', `/v2/agent/${p}/job/${id}`), 'GET', jobPath);
+
+    worker = createWorker(t.services, pino({ level: 'silent' }));
+    worker.start();
+    await expect.poll(async () => (await t.services.jobs.get(p, id)).status).toBe('completed');
+    const completed = (await contract.check(
+      await t.request('GET', `/v2/agent/${p}/job/${id}`),
+      'GET',
+      jobPath,
+    )) as {
+      prLink: string;
+    };
+    expect(completed.prLink).toMatch(/^https:/);
+    await contract.check(
+      await t.request('POST', `/v2/agent/${p}/job/${id}/message`, { body: { prompt: 'fail:on purpose' } }),
+      'POST',
+      `${jobPath}/message`,
+    );
+    await expect.poll(async () => (await t.services.jobs.get(p, id)).status).toBe('failed');
+    await contract.check(await t.request('GET', `/v2/agent/${p}/job/${id}`), 'GET', jobPath);
+    await contract.check(
+      await t.request('GET', `/v2/agent/${p}/job/${id}/messages`),
+      'GET',
+      `${jobPath}/messages`,
+    );
+    await contract.check(
+      await t.request('GET', `/v2/agent/${p}/jobs?limit=1`),
+      'GET',
+      '/v2/agent/{projectId}/jobs',
+    );
+    await contract.check(
+      await t.request('POST', `/v2/agent/${p}/job/${id}/archive`),
+      'POST',
+      `${jobPath}/archive`,
+    );
+
+    // Errors.
+    const other = await t.services.projects.create({ name: 'Other', repository: '/tmp/o' });
+    const { key: otherKey } = await t.services.keys.create(other.id, 'o');
+    const errors: [Response, string, string][] = [
+      [
+        await t.request('POST', `/v2/agent/${p}/job`, { body: { prompt: '' } }),
+        'POST',
+        '/v2/agent/{projectId}/job',
+      ],
+      [await t.request('GET', `/v2/agent/${p}/job/${id}`, { key: null }), 'GET', jobPath],
+      [await t.request('GET', `/v2/agent/${p}/job/${id}`, { key: otherKey }), 'GET', jobPath],
+      [await t.request('GET', `/v2/agent/${p}/job/job_missing`), 'GET', jobPath],
+      [
+        await t.request('POST', `/v2/agent/${p}/job/${id}/message`, { body: { prompt: 'again' } }),
+        'POST',
+        `${jobPath}/message`,
+      ],
+      [
+        await t.request('POST', `/v2/agent/${p}/job`, {
+          body: 'x',
+          headers: { 'content-type': 'text/plain' },
+        }),
+        'POST',
+        '/v2/agent/{projectId}/job',
+      ],
+      [
+        await t.request('POST', `/v2/agent/${p}/job`, { body: { prompt: 'x'.repeat(2_000_000) } }),
+        'POST',
+        '/v2/agent/{projectId}/job',
+      ],
+    ];
+    for (let i = 0; i < 4; i++)
+      await t.request('POST', `/v2/agent/${p}/job`, { body: { prompt: 'fill the window' } });
+    errors.push([
+      await t.request('POST', `/v2/agent/${p}/job`, { body: { prompt: 'one too many' } }),
+      'POST',
+      '/v2/agent/{projectId}/job',
+    ]);
+    for (const [response, method, template] of errors) await contract.check(response, method, template);
+
+    expect(contract.checked.map((c) => c.split(' ').at(-1))).toEqual(
+      expect.arrayContaining(['200', '201', '400', '401', '403', '404', '409', '413', '415', '429']),
+    );
+  });
+});
