@@ -6,7 +6,9 @@ import { spawn } from 'node:child_process';
 const entry = new URL('../src/cli/main.ts', import.meta.url);
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
-  process.stderr.write(`Docwright needs Node.js 22.12 or newer (24 LTS recommended); this is ${process.version}.\n`);
+  process.stderr.write(
+    `Docwright needs Node.js 22.12 or newer (24 LTS recommended); this is ${process.version}.\n`,
+  );
   process.exit(1);
 }
 
