@@ -124,10 +124,6 @@ export async function startScriptedOpenAIServer(
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/chat/completions')) {
-      sendError(res, 404, `Unknown endpoint ${req.method} ${path}`, 'invalid_request_error');
-      return;
-    }
     const raw = await readBody(req);
     let body: unknown;
     try {
@@ -135,15 +131,20 @@ export async function startScriptedOpenAIServer(
     } catch {
       body = null;
     }
-    const problems = validateRequest(body);
+    const known = req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions');
+    const problems = known ? validateRequest(body) : [`unknown endpoint ${req.method} ${path}`];
     const recorded: RecordedRequest = {
-      method: req.method,
+      method: req.method ?? '',
       path,
       headers: req.headers,
       body: (body ?? {}) as ChatCompletionRequest,
       problems,
     };
     requests.push(recorded);
+    if (!known) {
+      sendError(res, 404, `Unknown endpoint ${req.method} ${path}`, 'invalid_request_error');
+      return;
+    }
 
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');

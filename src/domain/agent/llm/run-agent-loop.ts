@@ -242,6 +242,8 @@ async function callOnce(input: CallInput): Promise<CallOutcome> {
     // Retries are ours: per call, with Retry-After honoured and a bound we choose.
     maxRetries: 0,
     abortSignal: input.signal,
+    // Errors arrive as stream parts and are handled below; the default would print them.
+    onError: () => {},
   });
   try {
     for await (const part of response.stream) {
