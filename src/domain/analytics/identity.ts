@@ -1,0 +1,100 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * How often the salt behind anonymous visitor ids changes. With `daily`, one person is one
+ * visitor per day and cannot be followed across days; `never` gives exact long-range uniques
+ * at the cost of a stable pseudonymous id per (IP, user agent).
+ */
+export const SALT_ROTATIONS = ['daily', 'weekly', 'monthly', 'never'] as const;
+export type SaltRotation = (typeof SALT_ROTATIONS)[number];
+
+/** The salt store: one random secret per period, kept so restarts keep identities stable. */
+export interface SaltSource {
+  salt(period: string): Promise<Buffer>;
+}
+
+/** Ids given by the caller are hashed too (they may be e-mail addresses), with a fixed salt. */
+export const EXPLICIT_ID_PERIOD = 'visitor-id';
+
+const DAY_MS = 86_400_000;
+export const VISITOR_KEY_BYTES = 16;
+
+/** The period a timestamp falls in: `2025-03-14`, `week-2025-03-10` (Monday), `2025-03`, `never`. */
+export function saltPeriod(rotation: SaltRotation, timestampMs: number): string {
+  const date = new Date(timestampMs);
+  switch (rotation) {
+    case 'never':
+      return 'never';
+    case 'daily':
+      return date.toISOString().slice(0, 10);
+    case 'monthly':
+      return date.toISOString().slice(0, 7);
+    case 'weekly': {
+      const day = Math.floor(timestampMs / DAY_MS);
+      // 1970-01-01 was a Thursday: day 4 of a Monday-based week.
+      const monday = day - ((day + 3) % 7);
+      return `week-${new Date(monday * DAY_MS).toISOString().slice(0, 10)}`;
+    }
+  }
+}
+
+export interface IdentityInput {
+  projectId: string;
+  timestamp: number;
+  visitorId?: string | undefined;
+  ip?: string | undefined;
+  userAgent: string;
+}
+
+/**
+ * Visitor keys: the caller's `visitorId` when given, else an HMAC of (project, IP, user agent)
+ * under the salt of the event's period. The same function serves human and AI traffic, so a
+ * visitor seen both ways is one visitor. IP addresses go into the hash and nowhere else.
+ */
+export class VisitorIdentity {
+  private readonly rotation: SaltRotation;
+  private readonly salts: SaltSource;
+  private readonly loaded = new Map<string, Buffer>();
+  // Most traffic repeats (IP, user agent) within a period: skip the HMAC for those.
+  private readonly cache = new Map<string, Buffer>();
+  private readonly cacheLimit: number;
+
+  constructor(options: { rotation: SaltRotation; salts: SaltSource; cacheLimit?: number }) {
+    this.rotation = options.rotation;
+    this.salts = options.salts;
+    this.cacheLimit = options.cacheLimit ?? 200_000;
+  }
+
+  periodOf(timestamp: number): string {
+    return saltPeriod(this.rotation, timestamp);
+  }
+
+  /** Loads the salts these periods need; call before `key` for a batch. */
+  async prepare(periods: Iterable<string>): Promise<void> {
+    for (const period of periods) {
+      if (!this.loaded.has(period)) this.loaded.set(period, await this.salts.salt(period));
+    }
+  }
+
+  /** The 16-byte visitor key. Its salt must have been loaded with `prepare`. */
+  key(input: IdentityInput): Buffer {
+    if (input.visitorId !== undefined) {
+      return this.hmac(EXPLICIT_ID_PERIOD, `${input.projectId}\u0000${input.visitorId}`);
+    }
+    const period = this.periodOf(input.timestamp);
+    const message = `${input.projectId}\u0000${input.ip ?? ''}\u0000${input.userAgent}`;
+    const cacheKey = `${period}\u0000${message}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached) return cached;
+    const key = this.hmac(period, message);
+    if (this.cache.size >= this.cacheLimit) this.cache.clear();
+    this.cache.set(cacheKey, key);
+    return key;
+  }
+
+  private hmac(period: string, message: string): Buffer {
+    const salt = this.loaded.get(period);
+    if (!salt) throw new Error(`Salt for period ${period} was not prepared`);
+    return createHmac('sha256', salt).update(message).digest().subarray(0, VISITOR_KEY_BYTES);
+  }
+}

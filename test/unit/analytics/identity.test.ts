@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { type SaltSource, saltPeriod, VisitorIdentity } from '../../../src/domain/analytics/identity.ts';
+
+class MemorySalts implements SaltSource {
+  readonly salts = new Map<string, Buffer>();
+  async salt(period: string): Promise<Buffer> {
+    let salt = this.salts.get(period);
+    if (!salt) {
+      salt = randomBytes(32);
+      this.salts.set(period, salt);
+    }
+    return salt;
+  }
+}
+
+const UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+const t = (iso: string) => Date.parse(iso);
+
+async function identity(rotation: 'daily' | 'weekly' | 'monthly' | 'never', salts = new MemorySalts()) {
+  const id = new VisitorIdentity({ rotation, salts });
+  await id.prepare(['visitor-id']);
+  return id;
+}
+
+describe('saltPeriod', () => {
+  it('names days, Monday-based weeks, months, or one period', () => {
+    expect(saltPeriod('daily', t('2025-03-14T23:59:59.999Z'))).toBe('2025-03-14');
+    expect(saltPeriod('daily', t('2025-03-15T00:00:00Z'))).toBe('2025-03-15');
+    expect(saltPeriod('weekly', t('2025-03-16T12:00:00Z'))).toBe('week-2025-03-10'); // Sunday
+    expect(saltPeriod('weekly', t('2025-03-17T00:00:00Z'))).toBe('week-2025-03-17'); // Monday
+    expect(saltPeriod('monthly', t('2025-03-31T23:00:00Z'))).toBe('2025-03');
+    expect(saltPeriod('never', t('2025-03-31T23:00:00Z'))).toBe('never');
+  });
+});
+
+describe('VisitorIdentity', () => {
+  it('gives the same (project, IP, UA) one key within a period and another in the next', async () => {
+    const id = await identity('daily');
+    const a = t('2025-03-14T08:00:00Z');
+    const b = t('2025-03-14T20:00:00Z');
+    const next = t('2025-03-15T08:00:00Z');
+    await id.prepare([id.periodOf(a), id.periodOf(next)]);
+    const key = (timestamp: number, ip = '203.0.113.7', ua = UA, projectId = 'prj_a') =>
+      id.key({ projectId, timestamp, ip, userAgent: ua }).toString('hex');
+    expect(key(a)).toBe(key(b));
+    expect(key(a)).toHaveLength(32);
+    expect(key(a)).not.toBe(key(next));
+    expect(key(a)).not.toBe(key(a, '203.0.113.8'));
+    expect(key(a)).not.toBe(key(a, undefined, `${UA} x`));
+    expect(key(a)).not.toBe(key(a, undefined, undefined, 'prj_b'));
+  });
+
+  it('keeps identities across restarts because salts are stored, and never across rotations with never', async () => {
+    const salts = new MemorySalts();
+    const first = await identity('never', salts);
+    const second = await identity('never', salts);
+    const jan = t('2025-01-01T00:00:00Z');
+    const dec = t('2025-12-31T00:00:00Z');
+    await first.prepare(['never']);
+    await second.prepare(['never']);
+    const input = { projectId: 'prj_a', ip: '2001:db8::1', userAgent: UA };
+    expect(first.key({ ...input, timestamp: jan }).equals(second.key({ ...input, timestamp: dec }))).toBe(
+      true,
+    );
+  });
+
+  it('uses the caller visitorId instead of the IP and user agent, hashed per project', async () => {
+    const id = await identity('daily');
+    const a = id.key({
+      projectId: 'p',
+      timestamp: t('2025-01-01T00:00:00Z'),
+      visitorId: 'u1',
+      ip: '1.1.1.1',
+      userAgent: 'x',
+    });
+    const b = id.key({
+      projectId: 'p',
+      timestamp: t('2025-06-01T00:00:00Z'),
+      visitorId: 'u1',
+      ip: '2.2.2.2',
+      userAgent: 'y',
+    });
+    const other = id.key({
+      projectId: 'q',
+      timestamp: t('2025-01-01T00:00:00Z'),
+      visitorId: 'u1',
+      userAgent: 'x',
+    });
+    expect(a.equals(b)).toBe(true);
+    expect(a.equals(other)).toBe(false);
+    expect(a.toString('latin1')).not.toContain('u1');
+  });
+
+  it('refuses to hash without the period salt', async () => {
+    const id = await identity('daily');
+    expect(() => id.key({ projectId: 'p', timestamp: 0, ip: '1.1.1.1', userAgent: UA })).toThrow(
+      /not prepared/,
+    );
+  });
+});
