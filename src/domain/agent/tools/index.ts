@@ -1,0 +1,37 @@
+import type { ToolSet } from 'ai';
+import { deleteFileTool, editFileTool, moveFileTool, readFileTool, writeFileTool } from './file-tools.ts';
+import { resolveToolLimits, type ToolLimits } from './limits.ts';
+import { listFilesTool } from './list-files.ts';
+import { searchTool } from './search.ts';
+import { validateTool } from './validate-tool.ts';
+import { Workspace } from './workspace.ts';
+
+export { DEFAULT_TOOL_LIMITS, type ToolLimits } from './limits.ts';
+export { formatFindings } from './validate-tool.ts';
+export {
+  checkDocumentation,
+  type ValidationFinding,
+  type ValidationReport,
+  validateDocumentation,
+} from './validation/validate-documentation.ts';
+
+/**
+ * The documentation agent's tools, confined to the job's working copy `workdir`: every path is
+ * checked (no absolute paths, no escaping `..`, no symbolic links leading outside, nothing under
+ * `.git`), and every failure comes back to the model as an `Error: …` result. No shell.
+ * Throws only when a limit is not a positive integer.
+ */
+export function createDocumentationTools(workdir: string, limits?: Partial<ToolLimits>): ToolSet {
+  const resolved = resolveToolLimits(limits);
+  const workspace = new Workspace(workdir);
+  return {
+    list_files: listFilesTool(workspace, resolved),
+    read_file: readFileTool(workspace, resolved),
+    search: searchTool(workspace, resolved),
+    write_file: writeFileTool(workspace, resolved),
+    edit_file: editFileTool(workspace, resolved),
+    move_file: moveFileTool(workspace),
+    delete_file: deleteFileTool(workspace),
+    validate: validateTool(workspace, resolved),
+  };
+}

@@ -1,0 +1,141 @@
+import { createProcessor } from '@mdx-js/mdx';
+import { parseDocument } from 'yaml';
+
+/** Something a page points at: a link, an image, a component's href/src, an import. */
+export interface PageReference {
+  url: string;
+  line: number | undefined;
+  kind: 'link' | 'import';
+}
+
+export interface PageProblem {
+  line: number | undefined;
+  rule: 'frontmatter' | 'syntax';
+  message: string;
+}
+
+export interface ParsedPage {
+  problems: PageProblem[];
+  references: PageReference[];
+}
+
+// The slice of mdast/MDX-AST this module reads, kept structural so the AST packages stay internal.
+interface AstNode {
+  type: string;
+  url?: string;
+  attributes?: { type: string; name?: string; value?: unknown }[];
+  children?: AstNode[];
+  position?: { start: { line: number } };
+  data?: { estree?: { body?: { type: string; source?: { value?: unknown } }[] } };
+}
+
+const processors = {
+  mdx: createProcessor({ format: 'mdx' }),
+  md: createProcessor({ format: 'md' }),
+};
+
+const FRONTMATTER_OPEN = /^\uFEFF?---[ \t]*\r?\n/;
+
+/**
+ * Separates YAML frontmatter from the body. The body keeps the frontmatter's lines as empty
+ * lines, so line numbers from the Markdown parser still match the file.
+ */
+export function splitFrontmatter(text: string): {
+  yaml: string | null;
+  body: string;
+  problem: PageProblem | null;
+} {
+  const open = FRONTMATTER_OPEN.exec(text);
+  if (open === null) return { yaml: null, body: text, problem: null };
+  const lines = text.slice(open[0].length).split('\n');
+  const close = lines.findIndex((line) => /^(---|\.\.\.)[ \t]*\r?$/.test(line));
+  if (close === -1) {
+    return {
+      yaml: null,
+      body: text,
+      problem: { line: 1, rule: 'frontmatter', message: 'Frontmatter opens with --- but is never closed' },
+    };
+  }
+  const yaml = lines.slice(0, close).join('\n');
+  const rest = lines.slice(close + 1).join('\n');
+  return { yaml, body: '\n'.repeat(close + 2) + rest, problem: null };
+}
+
+function checkFrontmatter(yaml: string): PageProblem[] {
+  const document = parseDocument(yaml, { prettyErrors: true });
+  const problems = document.errors.map((error) => ({
+    // +1: the opening --- line comes before the YAML.
+    line: error.linePos === undefined ? undefined : error.linePos[0].line + 1,
+    rule: 'frontmatter' as const,
+    message: `Invalid YAML frontmatter: ${(error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
+  }));
+  if (problems.length > 0) return problems;
+  const value: unknown = document.toJS();
+  if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
+    return [{ line: 2, rule: 'frontmatter', message: 'Frontmatter must be a mapping of keys to values' }];
+  }
+  return [];
+}
+
+interface ParserMessage {
+  reason?: string;
+  message?: string;
+  line?: number;
+  place?: { line?: number; start?: { line?: number } };
+}
+
+function syntaxProblem(error: unknown): PageProblem {
+  const message = error as ParserMessage;
+  const reason = message.reason ?? message.message ?? 'The page does not parse';
+  const position = /\((\d+):\d+(?:-\d+:\d+)?\)/.exec(reason);
+  const line =
+    message.line ?? message.place?.start?.line ?? message.place?.line ?? Number(position?.[1] ?? Number.NaN);
+  return { line: Number.isFinite(line) ? line : undefined, rule: 'syntax', message: reason };
+}
+
+function collectReferences(node: AstNode, out: PageReference[]): void {
+  const line = node.position?.start.line;
+  if (
+    (node.type === 'link' || node.type === 'image' || node.type === 'definition') &&
+    typeof node.url === 'string'
+  ) {
+    out.push({ url: node.url, line, kind: 'link' });
+  }
+  if (node.type === 'mdxJsxFlowElement' || node.type === 'mdxJsxTextElement') {
+    for (const attribute of node.attributes ?? []) {
+      if (
+        attribute.type === 'mdxJsxAttribute' &&
+        (attribute.name === 'href' || attribute.name === 'src') &&
+        typeof attribute.value === 'string'
+      ) {
+        out.push({ url: attribute.value, line, kind: 'link' });
+      }
+    }
+  }
+  if (node.type === 'mdxjsEsm') {
+    for (const statement of node.data?.estree?.body ?? []) {
+      if (statement.type === 'ImportDeclaration' && typeof statement.source?.value === 'string') {
+        out.push({ url: statement.source.value, line, kind: 'import' });
+      }
+    }
+  }
+  for (const child of node.children ?? []) collectReferences(child, out);
+}
+
+/**
+ * Parses one page: its frontmatter as YAML, its body as MDX (or CommonMark, which accepts any
+ * input), and collects what it links to. Parsing stops at the first syntax error, as MDX does.
+ */
+export function parsePage(text: string, format: 'md' | 'mdx'): ParsedPage {
+  const { yaml, body, problem } = splitFrontmatter(text);
+  const problems: PageProblem[] = problem === null ? [] : [problem];
+  if (yaml !== null) problems.push(...checkFrontmatter(yaml));
+  const references: PageReference[] = [];
+  try {
+    const tree = processors[format].parse(body) as unknown as AstNode;
+    collectReferences(tree, references);
+  } catch (error) {
+    problems.push(syntaxProblem(error));
+  }
+  return { problems, references };
+}
