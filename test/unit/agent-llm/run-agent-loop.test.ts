@@ -144,6 +144,12 @@ describe('runAgentLoop over a streamed OpenAI-compatible server', () => {
     expect(result.pullRequest).toBeNull();
   });
 
+  test('an empty reply ends the turn with a note-like summary rather than an empty one', async () => {
+    const { result } = await run([{ toolCalls: [readGuide], text: 'Reading.' }, { text: '' }]);
+    expect(result.status).toBe('finished');
+    expect(result.summary).toBe('The agent ended its turn without a summary.');
+  });
+
   test('finish without a pull request title gives no pull request', async () => {
     const { result } = await run([
       { toolCalls: [{ name: 'finish', arguments: { summary: 'Nothing to change.' } }] },
@@ -237,6 +243,18 @@ describe('limits', () => {
     expect(result.summary).toContain(result.reason);
     expect(result.summary).toContain('Reading.');
     expect(result.messages.at(-1)).toEqual({ role: 'note', text: result.reason });
+    // Before its last call the model was told to wrap up.
+    expect(requests[0]?.body.messages.at(-1)?.role).toBe('user');
+    expect(requests[1]?.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: expect.stringMatching(
+        /^\[Docwright\] Only 1 model call remains in this turn\. Wrap up now.*validate.*finish/,
+      ),
+    });
+    expect(result.messages).toContainEqual({
+      role: 'note',
+      text: expect.stringMatching(/^Asked the agent to wrap up/),
+    });
   });
 
   test('the token limit ends the turn after the step that crosses it', async () => {

@@ -96,6 +96,8 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let steps = 0;
   let toolCalls = 0;
+  let warned = false;
+  const startedAt = Date.now();
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new TimeLimit('time limit')), limits.maxDurationMs);
@@ -165,12 +167,38 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
       }
       if (step.toolCalls.length === 0) {
         // The model answered without tools and without calling finish: take its text as the summary.
-        return result('finished', { summary: recorder.lastAssistantText() ?? '' });
+        return result('finished', {
+          summary: step.text.trim() || 'The agent ended its turn without a summary.',
+        });
+      }
+      if (!warned) {
+        const nearly = nearLimit(limits, { steps, usage, elapsedMs: Date.now() - startedAt });
+        if (nearly !== null) {
+          // Give the model the chance to validate and finish rather than be cut off mid-task.
+          warned = true;
+          const text = `${nearly} Wrap up now: make sure what you changed is consistent, run validate, then call finish.`;
+          conversation.push({ role: 'user', content: `[Docwright] ${text}` });
+          recorder.note(`Asked the agent to wrap up: ${nearly}`);
+        }
       }
     }
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Says which limit is close (two model calls, or 90% of the tokens or time left), if any. */
+function nearLimit(
+  limits: AgentLoopLimits,
+  { steps, usage, elapsedMs }: { steps: number; usage: TokenUsage; elapsedMs: number },
+): string | null {
+  const left = limits.maxSteps - steps;
+  if (left <= 2)
+    return `Only ${left} model call${left === 1 ? '' : 's'} remain${left === 1 ? 's' : ''} in this turn.`;
+  if (usage.inputTokens + usage.outputTokens >= limits.maxTokens * 0.9)
+    return 'This turn has used 90% of its token budget.';
+  if (elapsedMs >= limits.maxDurationMs * 0.9) return 'This turn has used 90% of its time.';
+  return null;
 }
 
 type StepOutcome = { ok: true; step: StepResult<ToolSet> } | { ok: false; reason: string };
