@@ -283,6 +283,12 @@ describe('limits', () => {
     expect(result.reason).toMatch(/time limit/);
   });
 
+  test('limits must be positive', async () => {
+    await expect(run([], { loop: { limits: { ...LIMITS, maxSteps: 0 } } })).rejects.toThrow(
+      /maxSteps must be a positive/,
+    );
+  });
+
   test('a finish in the step that reaches the step limit still counts as finished', async () => {
     const { result } = await run([{ toolCalls: [readGuide] }, { toolCalls: [finishCall()] }], {
       loop: { limits: { ...LIMITS, maxSteps: 2 } },

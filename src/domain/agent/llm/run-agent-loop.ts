@@ -83,6 +83,10 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
     throw new Error(`The tool set must not define "${FINISH_TOOL}": the loop adds it.`);
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...input.retry };
   const { limits } = input;
+  for (const [name, value] of Object.entries(limits)) {
+    if (!(typeof value === 'number' && value > 0))
+      throw new Error(`Agent limit ${name} must be a positive number.`);
+  }
   const identity = identify(input.model);
   const tools: ToolSet = { ...input.tools, [FINISH_TOOL]: createFinishTool() };
   const conversation: ModelMessage[] = [
@@ -100,7 +104,11 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
   const startedAt = Date.now();
 
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new TimeLimit('time limit')), limits.maxDurationMs);
+  // setTimeout fires at once for delays past 2^31-1 ms (about 24 days); no turn needs more.
+  const timer = setTimeout(
+    () => deadline.abort(new TimeLimit('time limit')),
+    Math.min(limits.maxDurationMs, 2 ** 31 - 1),
+  );
   const signal = AbortSignal.any([input.signal, deadline.signal]);
 
   const result = (
@@ -193,7 +201,7 @@ function nearLimit(
   { steps, usage, elapsedMs }: { steps: number; usage: TokenUsage; elapsedMs: number },
 ): string | null {
   const left = limits.maxSteps - steps;
-  if (left <= 2)
+  if (left > 0 && left <= 2)
     return `Only ${left} model call${left === 1 ? '' : 's'} remain${left === 1 ? 's' : ''} in this turn.`;
   if (usage.inputTokens + usage.outputTokens >= limits.maxTokens * 0.9)
     return 'This turn has used 90% of its token budget.';
