@@ -199,6 +199,22 @@ describe('runAgentLoop over a streamed OpenAI-compatible server', () => {
     });
   });
 
+  test('parallel tool calls are recorded in the order the model made them', async () => {
+    const { result } = await run([
+      {
+        toolCalls: [
+          { name: 'read_file', arguments: { path: 'guide.md' } },
+          { name: 'read_file', arguments: { path: 'nope.md' } },
+        ],
+      },
+      { toolCalls: [finishCall()] },
+    ]);
+    expect(result.messages.slice(0, 2).map((m) => (m.role === 'tool' ? m.tool.input : null))).toEqual([
+      { path: 'guide.md' },
+      { path: 'nope.md' },
+    ]);
+  });
+
   test('stored tool results are shortened, while the model sees them whole', async () => {
     const long = 'x'.repeat(500);
     const { result, requests } = await run([{ toolCalls: [readGuide] }, { toolCalls: [finishCall()] }], {

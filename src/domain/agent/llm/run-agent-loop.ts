@@ -310,41 +310,43 @@ class Recorder {
     this.onMessage = onMessage;
   }
 
-  /** Records a step in order and returns the input of a successful finish call, if any. */
+  /**
+   * Records a step in the order the model wrote it (tools running in parallel finish in
+   * any order) and returns the input of a successful finish call, if any.
+   */
   recordStep(step: StepResult<ToolSet>): FinishInput | null {
+    type Outcome = Extract<(typeof step.content)[number], { type: 'tool-result' | 'tool-error' }>;
+    const outcomes = new Map<string, Outcome>();
+    for (const part of step.content) {
+      if (part.type === 'tool-result' || part.type === 'tool-error') outcomes.set(part.toolCallId, part);
+    }
     let finish: FinishInput | null = null;
     let text = '';
     const flushText = () => {
       if (text.trim() !== '') this.push({ role: 'assistant', text: text.trim() });
       text = '';
     };
+    const record = (part: Outcome) => {
+      flushText();
+      const output =
+        part.type === 'tool-result'
+          ? stringify(part.output)
+          : `Error: ${part.error instanceof Error ? part.error.message : String(part.error)}`;
+      this.push({
+        role: 'tool',
+        tool: { name: part.toolName, input: shortenInput(part.input), output: this.shorten(output) },
+      });
+      if (part.type === 'tool-result' && part.toolName === FINISH_TOOL) finish = part.input as FinishInput;
+      outcomes.delete(part.toolCallId);
+    };
     for (const part of step.content) {
-      if (part.type === 'text') {
-        text += part.text;
-      } else if (part.type === 'tool-result') {
-        flushText();
-        this.push({
-          role: 'tool',
-          tool: {
-            name: part.toolName,
-            input: shortenInput(part.input),
-            output: this.shorten(stringify(part.output)),
-          },
-        });
-        if (part.toolName === FINISH_TOOL) finish = part.input as FinishInput;
-      } else if (part.type === 'tool-error') {
-        flushText();
-        const message = part.error instanceof Error ? part.error.message : String(part.error);
-        this.push({
-          role: 'tool',
-          tool: {
-            name: part.toolName,
-            input: shortenInput(part.input),
-            output: this.shorten(`Error: ${message}`),
-          },
-        });
+      if (part.type === 'text') text += part.text;
+      else if (part.type === 'tool-call') {
+        const outcome = outcomes.get(part.toolCallId);
+        if (outcome !== undefined) record(outcome);
       }
     }
+    for (const outcome of [...outcomes.values()]) record(outcome);
     flushText();
     return finish;
   }
