@@ -13,6 +13,10 @@ type WorkerReply = { ok: true; result: SearchResult } | { ok: false; message: st
 /** Runs the search in a worker thread, stopped after `timeoutMs` or when `signal` aborts. */
 function runSearchWorker(request: SearchRequest, timeoutMs: number, signal: AbortSignal | undefined) {
   return new Promise<SearchResult>((resolve, reject) => {
+    if (signal?.aborted === true) {
+      reject(new ToolError('search was cancelled'));
+      return;
+    }
     const worker = new Worker(new URL('./search-worker.ts', import.meta.url), { workerData: request });
     const stop = (error: Error) => {
       clearTimeout(timer);
@@ -109,11 +113,7 @@ export function searchTool(workspace: Workspace, limits: ResolvedToolLimits) {
       const note = result.more
         ? `\n[more than ${limits.maxSearchMatches} matches; only the first ${limits.maxSearchMatches} are shown. Narrow the pattern, path or glob]`
         : '';
-      return capOutput(
-        lines.join('\n') + note + (skipped === '' ? '' : `\n${skipped.trim()}`),
-        limits.maxOutputChars,
-        'Narrow the pattern, path or glob.',
-      );
+      return capOutput(lines.join('\n') + note, limits.maxOutputChars, 'Narrow the pattern, path or glob.');
     },
   });
 }

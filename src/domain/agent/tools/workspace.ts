@@ -68,6 +68,11 @@ function isNotFound(error: unknown): boolean {
   return error instanceof Error && (error as { code?: unknown }).code === 'ENOENT';
 }
 
+/** ENOENT, or ENOTDIR: a file where a directory was expected, which walking up will name. */
+function isMissing(error: unknown): boolean {
+  return isNotFound(error) || (error instanceof Error && (error as { code?: unknown }).code === 'ENOTDIR');
+}
+
 /**
  * The job's working copy as the tools see it. Every path goes through here: string checks
  * first, then the real path (all symbolic links resolved) must stay inside the working copy
@@ -181,7 +186,7 @@ export class Workspace {
       const exists = await lstat(absolute).then(
         () => true,
         (error: unknown) => {
-          if (isNotFound(error)) return false;
+          if (isMissing(error)) return false;
           throw error;
         },
       );

@@ -64,23 +64,24 @@ function isPageReference(value: string): boolean {
   return value !== '' && !HAS_SCHEME.test(value) && !/\s/.test(value);
 }
 
+/** A JSON syntax error, short and on one line, with its line where it can be found. */
+function jsonErrorAt(raw: string, error: unknown): { line: number | undefined; message: string } {
+  const reason = (error instanceof Error ? error.message : 'invalid JSON').replace(/\s+/g, ' ');
+  const message = `Invalid JSON: ${reason.length > 160 ? `${reason.slice(0, 160)}…` : reason}`;
+  const line = /line (\d+)/.exec(reason)?.[1];
+  if (line !== undefined) return { line: Number(line), message };
+  const position = /position (\d+)/.exec(reason)?.[1];
+  if (position !== undefined) return { line: raw.slice(0, Number(position)).split('\n').length, message };
+  // V8 does not always say where; JSON is (nearly) YAML, whose parser does.
+  return { line: parseDocument(raw).errors[0]?.linePos?.[0].line, message };
+}
+
 function mintlifySite(config: string, raw: string): { site: DocsSite | null; problems: SiteProblem[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : 'invalid JSON';
-    const line = /line (\d+)/.exec(reason)?.[1];
-    return {
-      site: null,
-      problems: [
-        {
-          file: config,
-          line: line === undefined ? undefined : Number(line),
-          message: `Invalid JSON: ${reason}`,
-        },
-      ],
-    };
+    return { site: null, problems: [{ file: config, ...jsonErrorAt(raw, error) }] };
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { site: null, problems: [{ file: config, line: 1, message: 'Expected a JSON object' }] };

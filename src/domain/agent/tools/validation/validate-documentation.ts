@@ -89,9 +89,10 @@ function linkTarget(url: string, page: string, siteRoot: string): string | null 
   } catch {
     // Keep the raw path; a malformed escape is as good a name as any for a missing file.
   }
-  return decoded.startsWith('/')
+  const target = decoded.startsWith('/')
     ? posix.normalize(posix.join(siteRoot, decoded))
     : posix.normalize(posix.join(posix.dirname(page), decoded));
+  return target.length > 1 ? target.replace(/\/+$/, '') : target;
 }
 
 function isOutside(target: string): boolean {
