@@ -29,6 +29,22 @@ export interface Config {
   };
   /** `provider:model-id`, or null when no model is configured. */
   model: string | null;
+  /** Provider credentials and endpoints; secrets, never logged or shown to the model. */
+  providers: {
+    anthropicApiKey: string | null;
+    anthropicBaseUrl: string | null;
+    openaiApiKey: string | null;
+    openaiBaseUrl: string | null;
+    openaiCompatibleBaseUrl: string | null;
+    openaiCompatibleApiKey: string | null;
+    maxRetries: number;
+  };
+  /** Limits on one turn of the documentation agent. */
+  agent: {
+    maxSteps: number;
+    maxTokens: number;
+    maxTurnSeconds: number;
+  };
 }
 
 export type DatabaseConfig =
@@ -73,6 +89,16 @@ export const SETTINGS = {
   DOCWRIGHT_SHUTDOWN_GRACE_SECONDS:
     'On SIGTERM, how long running turns may finish before they are released (default 30).',
   DOCWRIGHT_MODEL: 'Default model as provider:model-id, e.g. anthropic:claude-sonnet-4-5 (default: none).',
+  ANTHROPIC_API_KEY: 'API key for anthropic:… models.',
+  OPENAI_API_KEY: 'API key for openai:… models.',
+  DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: 'Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1 (Ollama).',
+  DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: 'API key for the OpenAI-compatible server, if it needs one.',
+  DOCWRIGHT_ANTHROPIC_BASE_URL: "Anthropic API base URL, for a proxy (default: Anthropic's).",
+  DOCWRIGHT_OPENAI_BASE_URL: "OpenAI API base URL, for a proxy (default: OpenAI's).",
+  DOCWRIGHT_MODEL_MAX_RETRIES: 'Retries of a model call after a rate limit or server error (default 4).',
+  DOCWRIGHT_AGENT_MAX_STEPS: 'Model calls per turn before the turn ends with what was done (default 50).',
+  DOCWRIGHT_AGENT_MAX_TOKENS: 'Input plus output tokens per turn (default 2000000).',
+  DOCWRIGHT_AGENT_MAX_TURN_SECONDS: 'Wall-clock seconds per turn (default 900).',
 } as const;
 
 export function loadConfig(env: Source = process.env, cwd: string = process.cwd()): Config {
@@ -124,6 +150,20 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       shutdownGraceSeconds: read.number('DOCWRIGHT_SHUTDOWN_GRACE_SECONDS', { min: 0 }) ?? 30,
     },
     model,
+    providers: {
+      anthropicApiKey: read.string('ANTHROPIC_API_KEY') ?? null,
+      anthropicBaseUrl: read.url('DOCWRIGHT_ANTHROPIC_BASE_URL') ?? null,
+      openaiApiKey: read.string('OPENAI_API_KEY') ?? null,
+      openaiBaseUrl: read.url('DOCWRIGHT_OPENAI_BASE_URL') ?? null,
+      openaiCompatibleBaseUrl: read.url('DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL') ?? null,
+      openaiCompatibleApiKey: read.string('DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY') ?? null,
+      maxRetries: read.integer('DOCWRIGHT_MODEL_MAX_RETRIES', { min: 0, max: 20 }) ?? 4,
+    },
+    agent: {
+      maxSteps: read.integer('DOCWRIGHT_AGENT_MAX_STEPS', { min: 1, max: 1000 }) ?? 50,
+      maxTokens: read.integer('DOCWRIGHT_AGENT_MAX_TOKENS', { min: 1000 }) ?? 2_000_000,
+      maxTurnSeconds: read.number('DOCWRIGHT_AGENT_MAX_TURN_SECONDS', { min: 1 }) ?? 900,
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
