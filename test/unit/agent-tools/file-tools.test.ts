@@ -53,7 +53,8 @@ describe('the tool set', () => {
     ['read_file', {}, /missing path/],
     ['read_file', { path: 'index.mdx', extra: 1 }, /unknown argument extra/],
     ['read_file', { path: 'index.mdx', start_line: 0 }, /start_line must be >= 1/],
-    ['read_file', { path: 7 }, /path must be string/],
+    ['read_file', { path: ['index.mdx'] }, /path must be string/],
+    ['read_file', { path: 'index.mdx', start_line: 'two' }, /start_line must be integer/],
     ['write_file', { path: 'x.md' }, /missing content/],
     ['edit_file', { path: 'index.mdx', old_string: '', new_string: 'x' }, /old_string/],
     ['move_file', { from: 'index.mdx' }, /missing to/],
@@ -65,6 +66,14 @@ describe('the tool set', () => {
     expect(output).toMatch(/^Error: invalid arguments: /);
     expect(output).toMatch(message);
   });
+});
+
+it('accepts null for an omitted argument and numbers sent as strings, as smaller models send them', async () => {
+  const out = await harness(repo).call('read_file', { path: 'index.mdx', start_line: '5', end_line: null });
+  expect(out).toMatch(/^index.mdx \(lines 5-7 of 7\)/);
+  expect(await harness(repo).call('search', { pattern: 'Auth', path: null, case_insensitive: 'false' })).toBe(
+    'guides/auth.mdx:1: # Auth',
+  );
 });
 
 describe('read_file', () => {

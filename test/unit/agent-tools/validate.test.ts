@@ -181,6 +181,17 @@ describe('validateDocumentation on the example Mintlify site', () => {
     ]);
   });
 
+  it('sees a page changed since the last run, even at the same size', async () => {
+    await writeTree(site, { 'same.mdx': '# Fine page\n' });
+    expect(await validateDocumentation(site)).toEqual([]);
+    await writeTree(site, { 'same.mdx': '<Fine page\n' });
+    expect((await validateDocumentation(site)).map((f) => `${f.file} ${f.rule}`)).toEqual([
+      'same.mdx syntax',
+    ]);
+    await writeTree(site, { 'same.mdx': '# Fine page\n' });
+    expect(await validateDocumentation(site)).toEqual([]);
+  });
+
   it('formats findings for the model and for a pull request body', async () => {
     await writeTree(site, { 'x.mdx': '[a](/missing)\n' });
     const findings = await validateDocumentation(site);

@@ -15,11 +15,17 @@ export function capOutput(text: string, maxChars: number, hint: string): string 
 
 /**
  * Checks tool arguments against the tool's JSON schema. The AI SDK hands `execute` whatever the
- * model sent, so a malformed call becomes a readable error result rather than a crash.
+ * model sent, so a malformed call becomes a readable error result rather than a crash. Smaller
+ * models often send `null` for an omitted argument or `"5"` for 5; those are accepted.
  */
 export function parseInput<T extends TSchema>(schema: T, input: unknown): Static<T> {
-  if (Value.Check(schema, input)) return input;
-  const problems = Value.Errors(schema, input)
+  const withoutNulls =
+    typeof input === 'object' && input !== null && !Array.isArray(input)
+      ? Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null))
+      : input;
+  const value: unknown = Value.Convert(schema, withoutNulls);
+  if (Value.Check(schema, value)) return value;
+  const problems = Value.Errors(schema, value)
     .map((error) => {
       const params = error.params as { requiredProperties?: string[]; additionalProperties?: string[] };
       if (error.keyword === 'required') return `missing ${(params.requiredProperties ?? []).join(', ')}`;

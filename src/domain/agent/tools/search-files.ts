@@ -38,6 +38,22 @@ function excerpt(line: string, index: number): string {
   return `${from > 0 ? '…' : ''}${line.slice(from, to)}${to < line.length ? '…' : ''}`;
 }
 
+const READ_BATCH = 32;
+
+/** A file's text; `skipped` when binary or too large; null when unreadable or not a plain file. */
+async function readCandidate(
+  absolute: string,
+  maxBytes: number,
+): Promise<{ text: string } | 'skipped' | null> {
+  const info = await stat(absolute).catch(() => null);
+  if (info === null || !info.isFile() || info.nlink > 1) return null;
+  if (info.size > maxBytes) return 'skipped';
+  const handle = await open(absolute, READ_FLAGS).catch(() => null);
+  if (handle === null) return null;
+  const bytes = await handle.readFile().finally(() => handle.close());
+  return bytes.includes(0) ? 'skipped' : { text: bytes.toString('utf8') };
+}
+
 /**
  * Runs a regular expression over the repository's text files, line by line. Runs inside a
  * worker thread (search-worker.ts) so that a pathological expression can be stopped.
@@ -48,47 +64,43 @@ export async function searchFiles(
 ): Promise<SearchResult> {
   const regex = new RegExp(request.source, request.flags);
   const result: SearchResult = { matches: [], more: false, filesSearched: 0, filesSkipped: 0 };
-  const files = request.start.isDirectory
-    ? walkFiles({ absolute: request.start.absolute, relative: request.start.relative })
-    : single(request.start);
-  for await (const file of files) {
-    if (file.kind !== 'file') continue;
-    if (request.start.isDirectory) {
+  const candidates: { absolute: string; relative: string }[] = [];
+  if (!request.start.isDirectory) candidates.push(request.start);
+  else {
+    for await (const file of walkFiles({
+      absolute: request.start.absolute,
+      relative: request.start.relative,
+    })) {
       const fromStart =
         request.start.relative === '.'
           ? file.relative
           : file.relative.slice(request.start.relative.length + 1);
-      if (!matchesGlob(fromStart)) continue;
+      if (file.kind === 'file' && matchesGlob(fromStart)) candidates.push(file);
     }
-    const info = await stat(file.absolute).catch(() => null);
-    if (info === null || !info.isFile() || info.nlink > 1) continue;
-    if (info.size > request.maxFileBytes) {
-      result.filesSkipped++;
-      continue;
-    }
-    const handle = await open(file.absolute, READ_FLAGS).catch(() => null);
-    if (handle === null) continue;
-    const bytes = await handle.readFile().finally(() => handle.close());
-    if (bytes.includes(0)) {
-      result.filesSkipped++;
-      continue;
-    }
-    result.filesSearched++;
-    const lines = bytes.toString('utf8').split(/\r?\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] ?? '';
-      const match = regex.exec(line);
-      if (match === null) continue;
-      if (result.matches.length === request.maxMatches) {
-        result.more = true;
-        return result;
+  }
+  // Files are read a batch at a time (reading is most of the cost) but scanned in order.
+  for (let i = 0; i < candidates.length; i += READ_BATCH) {
+    const batch = candidates.slice(i, i + READ_BATCH);
+    const contents = await Promise.all(
+      batch.map((file) => readCandidate(file.absolute, request.maxFileBytes)),
+    );
+    for (const [n, file] of batch.entries()) {
+      const content = contents[n];
+      if (content === 'skipped') result.filesSkipped++;
+      if (content === 'skipped' || content === null || content === undefined) continue;
+      result.filesSearched++;
+      const lines = content.text.split(/\r?\n/);
+      for (let line = 0; line < lines.length; line++) {
+        const text = lines[line] ?? '';
+        const match = regex.exec(text);
+        if (match === null) continue;
+        if (result.matches.length === request.maxMatches) {
+          result.more = true;
+          return result;
+        }
+        result.matches.push({ file: file.relative, line: line + 1, text: excerpt(text, match.index) });
       }
-      result.matches.push({ file: file.relative, line: i + 1, text: excerpt(line, match.index) });
     }
   }
   return result;
-}
-
-async function* single(start: { absolute: string; relative: string }) {
-  yield { absolute: start.absolute, relative: start.relative, kind: 'file' as const };
 }
