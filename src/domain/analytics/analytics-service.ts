@@ -1,0 +1,114 @@
+import type { Clock } from '../clock.ts';
+import { invalid } from '../errors.ts';
+import { type SaltRotation, VisitorIdentity } from './identity.ts';
+import { Ingestor, type IngestResult } from './ingest.ts';
+import type { Interval, PageParams } from './query-params.ts';
+import type {
+  AnalyticsSettings,
+  AnalyticsStore,
+  Breakdown,
+  PageReport,
+  SeriesPoint,
+  TimeRange,
+} from './store.ts';
+
+export interface AnalyticsServiceOptions {
+  store: AnalyticsStore;
+  clock: Clock;
+  /** Salt rotation for anonymous visitor ids (default daily). */
+  saltRotation?: SaltRotation;
+  /** Most events one ingestion request may carry. */
+  maxBatch?: number;
+}
+
+export const DEFAULT_MAX_BATCH = 1000;
+
+/** Docs analytics: ingestion from every source, and the exports, per project. */
+export class AnalyticsService {
+  readonly store: AnalyticsStore;
+  readonly maxBatch: number;
+  readonly saltRotation: SaltRotation;
+  private readonly ingestor: Ingestor;
+
+  constructor(options: AnalyticsServiceOptions) {
+    this.store = options.store;
+    this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    this.saltRotation = options.saltRotation ?? 'daily';
+    const identity = new VisitorIdentity({ rotation: this.saltRotation, salts: options.store });
+    this.ingestor = new Ingestor({ store: options.store, identity, clock: options.clock });
+  }
+
+  /** Validates, classifies and stores views; resolves once they are durable. */
+  async ingest(projectId: string, events: readonly unknown[]): Promise<IngestResult> {
+    if (events.length > this.maxBatch) {
+      throw invalid(`At most ${this.maxBatch} events per request (got ${events.length}); split the batch`);
+    }
+    return this.ingestor.ingest(projectId, events);
+  }
+
+  /** For log import: larger batches, same pipeline. */
+  ingestMany(projectId: string, events: readonly unknown[]): Promise<IngestResult> {
+    return this.ingestor.ingest(projectId, events);
+  }
+
+  async pages(projectId: string, measure: 'visitors' | 'views', params: PageParams): Promise<PageReport> {
+    const { countAiCrawlersAsAi } = await this.store.settings(projectId);
+    return this.store.pages(projectId, { ...params, measure, countAiCrawlersAsAi });
+  }
+
+  async timeSeries(
+    projectId: string,
+    params: { range: TimeRange; interval: Interval },
+  ): Promise<SeriesPoint[]> {
+    const { countAiCrawlersAsAi } = await this.store.settings(projectId);
+    return this.store.timeSeries(projectId, { ...params, countAiCrawlersAsAi });
+  }
+
+  breakdown(projectId: string, params: { range: TimeRange }): Promise<Breakdown> {
+    return this.store.breakdown(projectId, params);
+  }
+
+  settings(projectId: string): Promise<AnalyticsSettings> {
+    return this.store.settings(projectId);
+  }
+
+  async updateSettings(projectId: string, patch: Partial<AnalyticsSettings>): Promise<AnalyticsSettings> {
+    const current = await this.store.settings(projectId);
+    const next: AnalyticsSettings = {
+      allowedOrigins:
+        patch.allowedOrigins === undefined
+          ? current.allowedOrigins
+          : patch.allowedOrigins.map(normaliseOrigin),
+      countAiCrawlersAsAi: patch.countAiCrawlersAsAi ?? current.countAiCrawlersAsAi,
+    };
+    await this.store.saveSettings(projectId, next);
+    return next;
+  }
+
+  /** True when the browser tracker may post from `origin` for this project. */
+  async isAllowedOrigin(projectId: string, origin: string): Promise<boolean> {
+    const { allowedOrigins } = await this.store.settings(projectId);
+    return allowedOrigins.includes('*') || allowedOrigins.includes(origin);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+/** `https://Docs.Example.com:443/` → `https://docs.example.com`; `*` allows any origin. */
+export function normaliseOrigin(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '*') return trimmed;
+  if (!URL.canParse(trimmed)) throw invalid(`"${value}" is not an origin like https://docs.example.com`);
+  const url = new URL(trimmed);
+  if (
+    !/^https?:$/.test(url.protocol) ||
+    (url.pathname !== '/' && url.pathname !== '') ||
+    url.search ||
+    url.hash
+  ) {
+    throw invalid(`"${value}" is not an origin like https://docs.example.com (no path or query)`);
+  }
+  return url.origin;
+}

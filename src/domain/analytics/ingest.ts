@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { Clock } from '../clock.ts';
+import { acceptsMarkdown, CLASSIFIER_VERSION, classify } from './classifier.ts';
+import { EXPLICIT_ID_PERIOD, type VisitorIdentity } from './identity.ts';
+import { normalisePath, type PagePath } from './paths.ts';
+import { type AnalyticsStore, EVENT_FLAGS, type PreparedEvent } from './store.ts';
+import { parseDateTime } from './timestamps.ts';
+
+/** One view as a caller sends it (API, tracker or a parsed log line). */
+export interface IncomingEvent {
+  timestamp: string | number;
+  path: string;
+  userAgent: string;
+  ip?: string | undefined;
+  visitorId?: string | undefined;
+  accept?: string | undefined;
+  referrer?: string | undefined;
+  status?: number | undefined;
+  id?: string | number | undefined;
+}
+
+export interface EventRejection {
+  index: number;
+  reason: string;
+}
+
+export interface IngestResult {
+  accepted: number;
+  duplicates: number;
+  rejected: EventRejection[];
+}
+
+const EARLIEST = Date.UTC(2000, 0, 1);
+const MAX_FUTURE_MS = 24 * 3_600_000;
+const MAX_TEXT = 1024;
+const MAX_ID = 256;
+
+interface Checked {
+  index: number;
+  event: IncomingEvent;
+  timestamp: number;
+  page: PagePath;
+}
+
+/**
+ * The one ingestion pipeline behind the API, the browser tracker and log import: validate
+ * each event on its own (a bad event is rejected with its index and reason, the rest go on),
+ * normalise the path, classify, derive the visitor key and the idempotency key, and append.
+ */
+export class Ingestor {
+  private readonly store: AnalyticsStore;
+  private readonly identity: VisitorIdentity;
+  private readonly clock: Clock;
+
+  constructor(options: { store: AnalyticsStore; identity: VisitorIdentity; clock: Clock }) {
+    this.store = options.store;
+    this.identity = options.identity;
+    this.clock = options.clock;
+  }
+
+  async ingest(projectId: string, events: readonly unknown[]): Promise<IngestResult> {
+    const { prepared, rejected } = await this.prepare(projectId, events);
+    const { accepted, duplicates } = await this.store.append(projectId, prepared);
+    return { accepted, duplicates, rejected };
+  }
+
+  async prepare(
+    projectId: string,
+    events: readonly unknown[],
+  ): Promise<{ prepared: PreparedEvent[]; rejected: EventRejection[] }> {
+    const rejected: EventRejection[] = [];
+    const checked: Checked[] = [];
+    const latest = this.clock().getTime() + MAX_FUTURE_MS;
+    events.forEach((raw, index) => {
+      const problem = check(raw, latest);
+      if (typeof problem === 'string') rejected.push({ index, reason: problem });
+      else checked.push({ index, ...problem });
+    });
+
+    const periods = new Set<string>();
+    for (const { event, timestamp } of checked) {
+      periods.add(event.visitorId !== undefined ? EXPLICIT_ID_PERIOD : this.identity.periodOf(timestamp));
+    }
+    await this.identity.prepare(periods);
+
+    const prepared: PreparedEvent[] = [];
+    for (const { event, timestamp, page } of checked) {
+      const wantsMarkdown = acceptsMarkdown(event.accept);
+      const { category, agent } = classify(event.userAgent, {
+        markdownPath: page.markdownPath,
+        acceptsMarkdown: wantsMarkdown,
+        llmsTxt: page.llmsTxt,
+      });
+      prepared.push({
+        eventKey: event.id === undefined ? null : eventKey(projectId, String(event.id)),
+        timestamp,
+        path: page.path,
+        visitorKey: this.identity.key({
+          projectId,
+          timestamp,
+          visitorId: event.visitorId,
+          ip: event.ip,
+          userAgent: event.userAgent,
+        }),
+        category,
+        agent,
+        classifierVersion: CLASSIFIER_VERSION,
+        userAgent: event.userAgent.slice(0, MAX_TEXT),
+        flags:
+          (page.markdownPath ? EVENT_FLAGS.markdownPath : 0) |
+          (wantsMarkdown ? EVENT_FLAGS.acceptsMarkdown : 0) |
+          (page.llmsTxt ? EVENT_FLAGS.llmsTxt : 0),
+        status: event.status ?? null,
+        referrer: cleanReferrer(event.referrer),
+      });
+    }
+    return { prepared, rejected };
+  }
+}
+
+/** 16 bytes naming (project, caller id): retries with the same id are stored once. */
+export function eventKey(projectId: string, id: string): Buffer {
+  return createHash('sha256').update(`${projectId}\u0000${id}`).digest().subarray(0, 16);
+}
+
+/** Validates one event; returns the reason it is rejected, or the event and its time. */
+function check(raw: unknown, latest: number): string | Omit<Checked, 'index'> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'event must be a JSON object';
+  const e = raw as Record<string, unknown>;
+
+  let timestamp: number | null = null;
+  if (typeof e.timestamp === 'string') timestamp = parseDateTime(e.timestamp);
+  else if (typeof e.timestamp === 'number' && Number.isInteger(e.timestamp)) timestamp = e.timestamp;
+  else if (e.timestamp === undefined) return 'timestamp is required';
+  if (timestamp === null) {
+    return 'timestamp must be an ISO 8601 date-time with an offset (e.g. 2025-03-01T12:00:00Z) or epoch milliseconds';
+  }
+  if (timestamp < EARLIEST) return 'timestamp is before 2000-01-01';
+  if (timestamp > latest) return 'timestamp is more than a day in the future';
+
+  if (e.path === undefined) return 'path is required';
+  const page = typeof e.path === 'string' ? normalisePath(e.path) : null;
+  if (typeof e.path !== 'string' || page === null) {
+    return 'path must be a URL path starting with / (or a full http(s) URL), without spaces, at most 2048 characters';
+  }
+  if (e.userAgent === undefined)
+    return 'userAgent is required (send an empty string if the request had none)';
+  if (typeof e.userAgent !== 'string') return 'userAgent must be a string';
+
+  const ip = optionalString(e.ip, 'ip', 64);
+  if (typeof ip === 'object') return ip.error;
+  if (ip !== undefined && isIP(ip) === 0) return 'ip must be an IPv4 or IPv6 address';
+  const visitorId = optionalString(e.visitorId, 'visitorId', MAX_ID);
+  if (typeof visitorId === 'object') return visitorId.error;
+  if (visitorId === '') return 'visitorId must not be empty';
+  if (ip === undefined && visitorId === undefined)
+    return 'ip or visitorId is required to tell visitors apart';
+  const accept = optionalString(e.accept, 'accept', MAX_TEXT);
+  if (typeof accept === 'object') return accept.error;
+  const referrer = optionalString(e.referrer, 'referrer', 2048);
+  if (typeof referrer === 'object') return referrer.error;
+
+  let status: number | undefined;
+  if (e.status !== undefined && e.status !== null) {
+    if (typeof e.status !== 'number' || !Number.isInteger(e.status) || e.status < 100 || e.status > 599) {
+      return 'status must be an HTTP status code (100-599)';
+    }
+    if (!isPageView(e.status)) return `status ${e.status} is not a successful page view (2xx or 304)`;
+    status = e.status;
+  }
+
+  let id: string | undefined;
+  if (e.id !== undefined && e.id !== null) {
+    if (typeof e.id === 'number' && Number.isSafeInteger(e.id)) id = String(e.id);
+    else if (typeof e.id === 'string' && e.id.length > 0 && e.id.length <= MAX_ID) id = e.id;
+    else return `id must be a non-empty string of at most ${MAX_ID} characters, or an integer`;
+  }
+
+  return {
+    timestamp,
+    page,
+    event: {
+      timestamp,
+      path: e.path,
+      userAgent: e.userAgent,
+      ip,
+      visitorId,
+      accept,
+      referrer,
+      status,
+      id,
+    },
+  };
+}
+
+export function isPageView(status: number): boolean {
+  return (status >= 200 && status < 300) || status === 304;
+}
+
+function optionalString(value: unknown, name: string, max: number): string | undefined | { error: string } {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') return { error: `${name} must be a string` };
+  if (value.length > max) return { error: `${name} must be at most ${max} characters` };
+  return value;
+}
+
+/** Referrers keep origin and path only: query strings often carry personal data. */
+function cleanReferrer(referrer: string | undefined): string | null {
+  if (!referrer) return null;
+  if (!URL.canParse(referrer)) return null;
+  const url = new URL(referrer);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  return `${url.origin}${url.pathname}`;
+}

@@ -1,0 +1,117 @@
+import type { Category } from './categories.ts';
+
+/**
+ * The analytics store: where views are appended and how the exports are answered. The
+ * embedded engine (src/storage/analytics) serves one machine; a distributed columnar engine
+ * can implement the same interface when one machine is not enough.
+ */
+export interface AnalyticsStore {
+  /**
+   * Appends views durably: when the promise resolves, the events survive a crash. Events whose
+   * `eventKey` is already stored are counted as duplicates and not stored again.
+   */
+  append(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult>;
+  /** Distinct visitors per page, or views per page with `measure: 'views'`. */
+  pages(projectId: string, query: PageQuery): Promise<PageReport>;
+  timeSeries(projectId: string, query: SeriesQuery): Promise<SeriesPoint[]>;
+  breakdown(projectId: string, query: BreakdownQuery): Promise<Breakdown>;
+  /** The secret salt of a period, created on first use and kept. */
+  salt(period: string): Promise<Buffer>;
+  settings(projectId: string): Promise<AnalyticsSettings>;
+  saveSettings(projectId: string, settings: AnalyticsSettings): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A view, classified and identified, ready to store. Holds no IP address. */
+export interface PreparedEvent {
+  /** 16 bytes derived from (project, caller id), or null when the caller gave no id. */
+  eventKey: Buffer | null;
+  /** Milliseconds since the epoch, UTC. */
+  timestamp: number;
+  /** The normalised page path. */
+  path: string;
+  /** 16-byte visitor key (see VisitorIdentity). */
+  visitorKey: Buffer;
+  category: Category;
+  agent: string;
+  classifierVersion: number;
+  /** Kept so views can be reclassified when the agent list changes. */
+  userAgent: string;
+  /** EVENT_FLAGS bits: how the page was fetched. */
+  flags: number;
+  status: number | null;
+  referrer: string | null;
+}
+
+export const EVENT_FLAGS = { markdownPath: 1, acceptsMarkdown: 2, llmsTxt: 4 } as const;
+
+export interface AppendResult {
+  accepted: number;
+  duplicates: number;
+}
+
+/** Half-open `[from, to)` in epoch milliseconds; null is unbounded. */
+export interface TimeRange {
+  from: number | null;
+  to: number | null;
+}
+
+export interface PageQuery {
+  range: TimeRange;
+  measure: 'visitors' | 'views';
+  limit: number;
+  offset: number;
+  /** Count `ai_crawler` views as `ai` (a project setting). */
+  countAiCrawlersAsAi: boolean;
+}
+
+export interface Counts {
+  human: number;
+  ai: number;
+  total: number;
+}
+
+export interface PageRow extends Counts {
+  path: string;
+}
+
+export interface PageReport {
+  totals: Counts;
+  /** Ordered by total descending, then path ascending. */
+  rows: PageRow[];
+  hasMore: boolean;
+}
+
+export interface SeriesQuery {
+  range: TimeRange;
+  interval: 'day' | 'hour';
+  countAiCrawlersAsAi: boolean;
+}
+
+export interface SeriesPoint {
+  /** Start of the bucket (UTC), clipped to the range. */
+  start: number;
+  visitors: Counts;
+  views: Counts;
+}
+
+export interface BreakdownQuery {
+  range: TimeRange;
+}
+
+export interface Breakdown {
+  categories: Array<{ category: Category; visitors: number; views: number }>;
+  /** Ordered by visitors descending, then agent ascending. */
+  agents: Array<{ agent: string; category: Category; visitors: number; views: number }>;
+}
+
+export interface AnalyticsSettings {
+  /** Origins allowed to post from the browser tracker, e.g. `https://docs.example.com`. */
+  allowedOrigins: string[];
+  countAiCrawlersAsAi: boolean;
+}
+
+export const DEFAULT_ANALYTICS_SETTINGS: AnalyticsSettings = {
+  allowedOrigins: [],
+  countAiCrawlersAsAi: false,
+};

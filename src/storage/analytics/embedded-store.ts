@@ -1,0 +1,517 @@
+import type { Logger } from 'pino';
+import { type Category, categoryFromCode } from '../../domain/analytics/categories.ts';
+import {
+  type AnalyticsSettings,
+  type AnalyticsStore,
+  type AppendResult,
+  type Breakdown,
+  type BreakdownQuery,
+  type Counts,
+  DEFAULT_ANALYTICS_SETTINGS,
+  type PageQuery,
+  type PageReport,
+  type PageRow,
+  type PreparedEvent,
+  type SeriesPoint,
+  type SeriesQuery,
+  type TimeRange,
+} from '../../domain/analytics/store.ts';
+import { type Clock, systemClock } from '../../domain/clock.ts';
+import { invalid } from '../../domain/errors.ts';
+import { AnalyticsDatabase, type AppendOutcome } from './analytics-database.ts';
+import {
+  aiCodes,
+  countPages,
+  countTotals,
+  distinctCount,
+  Marks,
+  unionCounts,
+  viewCounts,
+} from './counting.ts';
+import {
+  CATEGORY_COUNT,
+  COUNTED_CATEGORIES,
+  DAY_MS,
+  DayIndex,
+  HOUR_MS,
+  type IndexedEvent,
+} from './day-index.ts';
+import { deserializeDay, serializeDay } from './snapshot.ts';
+import type { VisitorSet } from './visitor-set.ts';
+
+export interface EmbeddedStoreOptions {
+  /** The analytics SQLite file, e.g. `<data dir>/analytics.sqlite`. */
+  file: string;
+  synchronous?: 'full' | 'normal';
+  /** How often the in-memory index is checkpointed to the file; 0 only on close. */
+  checkpointIntervalMs?: number;
+  /** Most buckets one time series may have. */
+  maxSeriesBuckets?: number;
+  visitorCacheLimit?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+interface PendingAppend {
+  projectId: string;
+  events: readonly PreparedEvent[];
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface RangeContext {
+  index: ProjectIndex;
+  from: number;
+  to: number;
+  /** One DayIndex per day touched, clipped to the range at its edges; ascending. */
+  segments: DayIndex[];
+  /** The newest event in any day touched: a cached answer with the same value is current. */
+  fingerprint: number;
+}
+
+interface CachedPages {
+  fingerprint: number;
+  totals: Counts;
+  rows: PageRow[];
+}
+
+const CACHE_ENTRIES = 64;
+const BULK_TRIM_THRESHOLD = 100_000;
+
+/**
+ * The embedded analytics engine. Views are appended to the SQLite event log (group-committed:
+ * concurrent requests share one transaction and one sync); each project's index lives in
+ * memory once queried — per-day visitor sets over dense visitor numbers — and is rebuilt on
+ * start from per-day snapshots plus the log after them. Events written by another process
+ * (an import) are picked up from the log, in seq order, before each query.
+ */
+export class EmbeddedAnalyticsStore implements AnalyticsStore {
+  private readonly options: EmbeddedStoreOptions;
+  private readonly clock: Clock;
+  private opened: AnalyticsDatabase | null = null;
+  /** Every loaded index reflects exactly the events with seq ≤ tailSeq. */
+  private tailSeq = 0;
+  private readonly loaded = new Map<number, ProjectIndex>();
+  private readonly projectNos = new Map<string, number>();
+  private queue: PendingAppend[] = [];
+  private flushScheduled = false;
+  private readonly marks = new Marks();
+  private readonly pageCache = new Map<string, CachedPages>();
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(options: EmbeddedStoreOptions) {
+    this.options = options;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  append(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('The analytics store is closed'));
+    if (events.length === 0) return Promise.resolve({ accepted: 0, duplicates: 0 });
+    return new Promise((resolve, reject) => {
+      this.queue.push({ projectId, events, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // Requests parsed in the same turn of the event loop share one transaction.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  async pages(projectId: string, query: PageQuery): Promise<PageReport> {
+    const context = this.rangeContext(projectId, query.range);
+    if (!context) return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
+    const key = `${context.index.projectNo}|${context.from}|${context.to}|${query.measure}|${query.countAiCrawlersAsAi}`;
+    let cached = this.pageCache.get(key);
+    if (!cached || cached.fingerprint !== context.fingerprint) {
+      cached = this.computePages(context, query);
+      this.remember(key, cached);
+    }
+    const rows = cached.rows.slice(query.offset, query.offset + query.limit);
+    return { totals: cached.totals, rows, hasMore: query.offset + query.limit < cached.rows.length };
+  }
+
+  async timeSeries(projectId: string, query: SeriesQuery): Promise<SeriesPoint[]> {
+    const context = this.rangeContext(projectId, query.range);
+    if (!context) return [];
+    const step = query.interval === 'day' ? DAY_MS : HOUR_MS;
+    const firstBucket = Math.floor(context.from / step) * step;
+    const buckets = Math.ceil((context.to - firstBucket) / step);
+    const max = this.options.maxSeriesBuckets ?? 10_000;
+    if (buckets > max) {
+      throw invalid(
+        `A time series may have at most ${max} buckets; narrow the range or use a longer interval`,
+      );
+    }
+    const ai = aiCodes(query.countAiCrawlersAsAi);
+    const universe = this.database().visitorUniverse();
+    const byDay = new Map(context.segments.map((s) => [s.day, s]));
+    const points: SeriesPoint[] = [];
+    for (let start = firstBucket; start < context.to; start += step) {
+      const segment = byDay.get(Math.floor(start / DAY_MS));
+      const human: VisitorSet[] = [];
+      const aiSets: VisitorSet[] = [];
+      if (segment) {
+        const pick = (code: number) =>
+          query.interval === 'day'
+            ? segment.categories[code]
+            : segment.hours[Math.floor((start % DAY_MS) / HOUR_MS) * COUNTED_CATEGORIES + code];
+        const h = pick(0);
+        if (h) human.push(h);
+        for (const code of ai) {
+          const set = pick(code);
+          if (set) aiSets.push(set);
+        }
+      }
+      points.push({
+        start: Math.max(start, context.from),
+        visitors: unionCounts(this.marks, universe, human, aiSets),
+        views: viewCounts(human, aiSets),
+      });
+    }
+    return points;
+  }
+
+  async breakdown(projectId: string, query: BreakdownQuery): Promise<Breakdown> {
+    const context = this.rangeContext(projectId, query.range);
+    const categories: Breakdown['categories'] = [];
+    const agents: Breakdown['agents'] = [];
+    if (!context) {
+      for (let code = 0; code < CATEGORY_COUNT; code++) {
+        categories.push({ category: categoryFromCode(code), visitors: 0, views: 0 });
+      }
+      return { categories, agents };
+    }
+    const db = this.database();
+    const universe = db.visitorUniverse();
+    for (let code = 0; code < CATEGORY_COUNT; code++) {
+      const sets = context.segments.flatMap((s) => s.categories[code] ?? []);
+      categories.push({
+        category: categoryFromCode(code),
+        visitors: distinctCount(this.marks, universe, sets),
+        views: sets.reduce((sum, set) => sum + set.views, 0),
+      });
+    }
+    const byAgent = new Map<number, VisitorSet[]>();
+    for (const segment of context.segments) {
+      for (const [key, set] of segment.agents) {
+        const list = byAgent.get(key);
+        if (list) list.push(set);
+        else byAgent.set(key, [set]);
+      }
+    }
+    for (const [key, sets] of byAgent) {
+      agents.push({
+        agent: db.agents.nameOf(Math.floor(key / 8)),
+        category: categoryFromCode(key % 8) as Category,
+        visitors: distinctCount(this.marks, universe, sets),
+        views: sets.reduce((sum, set) => sum + set.views, 0),
+      });
+    }
+    agents.sort(
+      (a, b) =>
+        b.visitors - a.visitors || compareText(a.agent, b.agent) || compareText(a.category, b.category),
+    );
+    return { categories, agents };
+  }
+
+  async salt(period: string): Promise<Buffer> {
+    return this.database().salt(period);
+  }
+
+  async settings(projectId: string): Promise<AnalyticsSettings> {
+    const raw = this.database().settings(projectId);
+    if (raw === null) return { ...DEFAULT_ANALYTICS_SETTINGS };
+    const parsed = JSON.parse(raw) as Partial<AnalyticsSettings>;
+    return { ...DEFAULT_ANALYTICS_SETTINGS, ...parsed };
+  }
+
+  async saveSettings(projectId: string, settings: AnalyticsSettings): Promise<void> {
+    this.database().saveSettings(projectId, JSON.stringify(settings));
+    this.pageCache.clear();
+  }
+
+  /** Writes snapshots of every loaded index (also runs on a timer and on close). */
+  checkpoint(): void {
+    if (!this.opened) return;
+    const db = this.opened;
+    const today = Math.floor(this.clock().getTime() / DAY_MS);
+    for (const index of this.loaded.values()) {
+      db.saveSnapshots(index.projectNo, this.tailSeq, (stored) => {
+        const changed: Array<{ day: number; data: Buffer }> = [];
+        for (const day of index.days.values()) {
+          if (day.lastSeq <= stored) continue;
+          changed.push({ day: day.day, data: serializeDay(day) });
+          if (day.day < today - 1) day.trim();
+        }
+        return changed;
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.queue.length > 0) this.flush();
+    if (!this.opened) return;
+    try {
+      this.checkpoint();
+    } finally {
+      this.opened.close();
+      this.opened = null;
+    }
+  }
+
+  private database(): AnalyticsDatabase {
+    if (this.opened) return this.opened;
+    if (this.closed) throw new Error('The analytics store is closed');
+    const db = new AnalyticsDatabase({
+      file: this.options.file,
+      ...(this.options.synchronous ? { synchronous: this.options.synchronous } : {}),
+      ...(this.options.visitorCacheLimit ? { visitorCacheLimit: this.options.visitorCacheLimit } : {}),
+    });
+    this.opened = db;
+    this.tailSeq = db.maxSeq();
+    const interval = this.options.checkpointIntervalMs ?? 60_000;
+    if (interval > 0) {
+      this.timer = setInterval(() => {
+        try {
+          this.checkpoint();
+        } catch (error) {
+          this.options.logger?.warn({ err: error }, 'analytics checkpoint failed; will retry');
+        }
+      }, interval);
+      this.timer.unref();
+    }
+    return db;
+  }
+
+  private projectNo(projectId: string): number {
+    let no = this.projectNos.get(projectId);
+    if (no === undefined) {
+      no = this.database().projectNo(projectId);
+      this.projectNos.set(projectId, no);
+    }
+    return no;
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    let outcomes: AppendOutcome[];
+    let projectNos: number[];
+    try {
+      const db = this.database();
+      projectNos = batch.map((p) => this.projectNo(p.projectId));
+      outcomes = db.appendAll(
+        batch.map((p, i) => ({ projectNo: projectNos[i] as number, events: p.events })),
+      );
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    try {
+      this.applyCommitted(projectNos, outcomes);
+    } catch (error) {
+      // The events are stored; a broken index is rebuilt from the log on the next query.
+      this.options.logger?.error({ err: error }, 'analytics index update failed; reloading');
+      this.loaded.clear();
+      this.pageCache.clear();
+    }
+    batch.forEach((pending, i) => {
+      const outcome = outcomes[i] as AppendOutcome;
+      pending.resolve({ accepted: outcome.accepted, duplicates: outcome.duplicates });
+    });
+  }
+
+  /** Applies our own committed rows in place when nothing else was written in between. */
+  private applyCommitted(projectNos: number[], outcomes: AppendOutcome[]): void {
+    let first = 0;
+    let last = 0;
+    let count = 0;
+    for (const outcome of outcomes) {
+      for (const row of outcome.rows) {
+        if (count === 0) first = row.seq;
+        last = row.seq;
+        count++;
+      }
+    }
+    if (count === 0) return;
+    if (first !== this.tailSeq + 1 || last - first + 1 !== count) {
+      this.catchUp();
+      return;
+    }
+    outcomes.forEach((outcome, i) => {
+      const index = this.loaded.get(projectNos[i] as number);
+      if (index) for (const row of outcome.rows) index.add(row);
+    });
+    this.tailSeq = last;
+  }
+
+  /** Reads events other processes appended since `tailSeq` into the loaded indexes. */
+  private catchUp(): void {
+    const db = this.database();
+    const max = db.maxSeq();
+    if (max <= this.tailSeq) return;
+    if (this.loaded.size > 0) {
+      let applied = 0;
+      db.forEachAfter(this.tailSeq, max, (event, projectNo) => {
+        const index = this.loaded.get(projectNo);
+        if (index) {
+          index.add(event);
+          applied++;
+        }
+      });
+      if (applied >= BULK_TRIM_THRESHOLD) this.trimOldDays();
+    }
+    this.tailSeq = max;
+  }
+
+  private index(projectNo: number): ProjectIndex {
+    const existing = this.loaded.get(projectNo);
+    if (existing) return existing;
+    const db = this.database();
+    let index = new ProjectIndex(projectNo);
+    const snapshot = db.loadSnapshots(projectNo);
+    let covered = snapshot.covered;
+    for (const data of snapshot.days) {
+      const day = deserializeDay(data);
+      if (!day || day.lastSeq > covered) {
+        // An unreadable snapshot: rebuild this project from the log alone.
+        this.options.logger?.warn({ projectNo }, 'analytics snapshot unreadable; rebuilding from events');
+        index = new ProjectIndex(projectNo);
+        covered = 0;
+        break;
+      }
+      index.setDay(day);
+    }
+    let replayed = 0;
+    db.forEachOfProjectAfter(projectNo, covered, this.tailSeq, (event) => {
+      index.add(event);
+      replayed++;
+    });
+    this.loaded.set(projectNo, index);
+    if (replayed >= BULK_TRIM_THRESHOLD) this.trimOldDays();
+    return index;
+  }
+
+  private trimOldDays(): void {
+    const yesterday = Math.floor(this.clock().getTime() / DAY_MS) - 1;
+    for (const index of this.loaded.values()) {
+      for (const day of index.days.values()) if (day.day < yesterday) day.trim();
+    }
+  }
+
+  private rangeContext(projectId: string, range: TimeRange): RangeContext | null {
+    const projectNo = this.projectNo(projectId);
+    this.catchUp();
+    const index = this.index(projectNo);
+    const days = index.sortedDays();
+    const firstDay = days[0];
+    const lastDay = days[days.length - 1];
+    if (firstDay === undefined || lastDay === undefined) return null;
+    const from = range.from ?? firstDay * DAY_MS;
+    const to = range.to ?? (lastDay + 1) * DAY_MS;
+    if (from >= to) return null;
+    const segments: DayIndex[] = [];
+    let fingerprint = 0;
+    const fromDay = Math.floor(from / DAY_MS);
+    const toDay = Math.floor((to - 1) / DAY_MS);
+    for (let i = lowerBound(days, fromDay); i < days.length; i++) {
+      const d = days[i] as number;
+      if (d > toDay) break;
+      const day = index.days.get(d);
+      if (!day) continue;
+      if (day.lastSeq > fingerprint) fingerprint = day.lastSeq;
+      const dayStart = d * DAY_MS;
+      const dayEnd = dayStart + DAY_MS;
+      if (from <= dayStart && dayEnd <= to) segments.push(day);
+      else segments.push(this.partialDay(projectNo, d, Math.max(from, dayStart), Math.min(to, dayEnd)));
+    }
+    // Different bounds inside the same days give different answers: part of the cache key.
+    return { index, from, to, segments, fingerprint };
+  }
+
+  /** A range edge inside a day is counted from the raw events of that part of the day. */
+  private partialDay(projectNo: number, day: number, from: number, to: number): DayIndex {
+    const segment = new DayIndex(day);
+    this.database().forEachInRange(projectNo, from, to, this.tailSeq, (event) => segment.add(event));
+    return segment;
+  }
+
+  private computePages(context: RangeContext, query: PageQuery): CachedPages {
+    const db = this.database();
+    const universe = db.visitorUniverse();
+    const ai = aiCodes(query.countAiCrawlersAsAi);
+    const counted = countPages(this.marks, universe, context.segments, query.measure, ai);
+    const rows: PageRow[] = counted.map((c) => ({
+      path: db.paths.nameOf(c.path),
+      human: c.human,
+      ai: c.ai,
+      total: c.total,
+    }));
+    rows.sort((a, b) => b.total - a.total || compareText(a.path, b.path));
+    const totals = countTotals(this.marks, universe, context.segments, query.measure, ai);
+    return { fingerprint: context.fingerprint, totals, rows };
+  }
+
+  private remember(key: string, value: CachedPages): void {
+    this.pageCache.delete(key);
+    this.pageCache.set(key, value);
+    if (this.pageCache.size > CACHE_ENTRIES) {
+      const oldest = this.pageCache.keys().next().value;
+      if (oldest !== undefined) this.pageCache.delete(oldest);
+    }
+  }
+}
+
+/** One project's in-memory index: a DayIndex per UTC day with views. */
+class ProjectIndex {
+  readonly projectNo: number;
+  readonly days = new Map<number, DayIndex>();
+  private sorted: number[] | null = null;
+
+  constructor(projectNo: number) {
+    this.projectNo = projectNo;
+  }
+
+  add(event: IndexedEvent): void {
+    const d = Math.floor(event.ts / DAY_MS);
+    let day = this.days.get(d);
+    if (!day) {
+      day = new DayIndex(d);
+      this.setDay(day);
+    }
+    day.add(event);
+  }
+
+  setDay(day: DayIndex): void {
+    this.days.set(day.day, day);
+    this.sorted = null;
+  }
+
+  sortedDays(): number[] {
+    if (!this.sorted) this.sorted = [...this.days.keys()].sort((a, b) => a - b);
+    return this.sorted;
+  }
+}
+
+/** Code-point order: stable and locale-independent, so paging is deterministic. */
+function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+function lowerBound(values: number[], target: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((values[mid] as number) < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

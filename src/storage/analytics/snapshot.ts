@@ -1,0 +1,127 @@
+import { CATEGORY_COUNT, DayIndex, type PageSets } from './day-index.ts';
+import { VisitorSet } from './visitor-set.ts';
+
+// "DWA1": bump FORMAT when the layout changes; a snapshot of another format is ignored and the
+// day is rebuilt from the raw events.
+const MAGIC = 0x31415744;
+const FORMAT = 1;
+const TWO_32 = 2 ** 32;
+
+/**
+ * A day's index as one little array of u32 words, so a restart loads closed days instead of
+ * replaying their events. Layout: header, categories, agents, pages, hours; each set is
+ * [views, n, ...n sorted members].
+ */
+export function serializeDay(day: DayIndex): Buffer {
+  const out = new Words();
+  out.push(MAGIC, FORMAT, day.day, day.lastSeq % TWO_32, Math.floor(day.lastSeq / TWO_32));
+  for (const set of day.categories) out.optionalSet(set);
+  out.push(day.agents.size);
+  for (const [key, set] of day.agents) {
+    out.push(key);
+    out.set(set);
+  }
+  out.push(day.pages.size);
+  for (const [path, sets] of day.pages) {
+    out.push(path, (sets[0] ? 1 : 0) | (sets[1] ? 2 : 0) | (sets[2] ? 4 : 0));
+    for (const set of sets) if (set) out.set(set);
+  }
+  out.push(day.hours.length);
+  for (const set of day.hours) out.optionalSet(set);
+  return out.toBuffer();
+}
+
+/** Returns null for a snapshot of another format (the caller rebuilds that day). */
+export function deserializeDay(buffer: Buffer): DayIndex | null {
+  const words = toWords(buffer);
+  const read = new Reader(words);
+  if (read.next() !== MAGIC || read.next() !== FORMAT) return null;
+  const day = new DayIndex(read.next());
+  day.lastSeq = read.next() + read.next() * TWO_32;
+  for (let c = 0; c < CATEGORY_COUNT; c++) day.categories[c] = read.optionalSet();
+  const agents = read.next();
+  for (let i = 0; i < agents; i++) {
+    const key = read.next();
+    day.agents.set(key, read.set());
+  }
+  const pages = read.next();
+  for (let i = 0; i < pages; i++) {
+    const path = read.next();
+    const mask = read.next();
+    const sets: PageSets = [null, null, null];
+    for (let c = 0; c < 3; c++) if (mask & (1 << c)) sets[c] = read.set();
+    day.pages.set(path, sets);
+  }
+  const hours = read.next();
+  for (let h = 0; h < hours; h++) day.hours[h] = read.optionalSet();
+  return day;
+}
+
+class Words {
+  private data = new Uint32Array(1024);
+  private length = 0;
+
+  push(...values: number[]): void {
+    this.reserve(values.length);
+    for (const value of values) this.data[this.length++] = value;
+  }
+
+  set(set: VisitorSet): void {
+    set.compact();
+    this.reserve(2 + set.length);
+    this.data[this.length++] = set.views;
+    this.data[this.length++] = set.length;
+    this.data.set(set.values.subarray(0, set.length), this.length);
+    this.length += set.length;
+  }
+
+  optionalSet(set: VisitorSet | null): void {
+    this.push(set ? 1 : 0);
+    if (set) this.set(set);
+  }
+
+  toBuffer(): Buffer {
+    return Buffer.from(this.data.buffer, 0, this.length * 4);
+  }
+
+  private reserve(extra: number): void {
+    if (this.length + extra <= this.data.length) return;
+    const grown = new Uint32Array(Math.max(this.data.length * 2, this.length + extra));
+    grown.set(this.data.subarray(0, this.length));
+    this.data = grown;
+  }
+}
+
+class Reader {
+  private readonly words: Uint32Array;
+  private position = 0;
+  constructor(words: Uint32Array) {
+    this.words = words;
+  }
+
+  next(): number {
+    if (this.position >= this.words.length) throw new Error('Analytics snapshot is truncated');
+    return this.words[this.position++] as number;
+  }
+
+  set(): VisitorSet {
+    const views = this.next();
+    const n = this.next();
+    if (this.position + n > this.words.length) throw new Error('Analytics snapshot is truncated');
+    const values = this.words.slice(this.position, this.position + n);
+    this.position += n;
+    return VisitorSet.fromSorted(values, views);
+  }
+
+  optionalSet(): VisitorSet | null {
+    return this.next() === 1 ? this.set() : null;
+  }
+}
+
+function toWords(buffer: Buffer): Uint32Array {
+  if (buffer.byteOffset % 4 === 0)
+    return new Uint32Array(buffer.buffer, buffer.byteOffset, buffer.length >> 2);
+  const copy = new Uint8Array(buffer.length);
+  copy.set(buffer);
+  return new Uint32Array(copy.buffer, 0, buffer.length >> 2);
+}

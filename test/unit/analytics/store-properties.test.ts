@@ -1,0 +1,191 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import type { TimeRange } from '../../../src/domain/analytics/store.ts';
+import { EmbeddedAnalyticsStore } from '../../../src/storage/analytics/embedded-store.ts';
+import { ReferenceAnalytics, type TestEvent } from './reference.ts';
+
+const DAY = 86_400_000;
+const BASE = Date.UTC(2025, 2, 1); // 2025-03-01, a Saturday
+const NOW = new Date(BASE + 20 * DAY);
+
+const USER_AGENTS = [
+  'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', // human
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot', // ai
+  'Claude-User (claude-code/2.1.158; +https://support.anthropic.com/)', // ai
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot', // ai_crawler
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', // search
+  'curl/8.5.0', // bot, or ai when fetching Markdown
+];
+const PATHS = [
+  '/',
+  '/quickstart',
+  '/quickstart/',
+  '/quickstart.md',
+  '/api?x=1',
+  '/api/keys',
+  '/llms.txt',
+  '/guide/index.md',
+];
+const OFFSETS = ['Z', '+05:30', '-08:00', '+14:00'];
+
+/** Timestamps clustered at day boundaries, where off-by-one errors live. */
+const instant = fc.oneof(
+  fc
+    .integer({ min: 0, max: 5 })
+    .chain((day) =>
+      fc.constantFrom(
+        BASE + day * DAY,
+        BASE + day * DAY - 1,
+        BASE + day * DAY + 1,
+        BASE + day * DAY + DAY / 2,
+      ),
+    ),
+  fc.integer({ min: BASE - DAY, max: BASE + 6 * DAY }),
+);
+
+function isoWithOffset(time: number, offset: string): string {
+  if (offset === 'Z') return new Date(time).toISOString();
+  const sign = offset.startsWith('-') ? -1 : 1;
+  const [h, m] = offset.slice(1).split(':').map(Number);
+  const local = new Date(time + sign * ((h ?? 0) * 60 + (m ?? 0)) * 60_000).toISOString().slice(0, 23);
+  return `${local}${offset}`;
+}
+
+const event: fc.Arbitrary<TestEvent> = fc
+  .record({
+    time: instant,
+    offset: fc.constantFrom(...OFFSETS),
+    path: fc.constantFrom(...PATHS),
+    ua: fc.constantFrom(...USER_AGENTS),
+    who: fc.oneof(
+      fc.record({ visitorId: fc.constantFrom('v1', 'v2', 'v3', 'v4') }),
+      // A visitor with a fixed id seen from several user agents is one visitor: both human and ai.
+      fc.record({ ip: fc.constantFrom('203.0.113.1', '203.0.113.2', '2001:db8::7') }),
+    ),
+    accept: fc.option(fc.constantFrom('text/markdown', 'text/html'), { nil: undefined }),
+    id: fc.option(
+      fc.integer({ min: 1, max: 30 }).map((n) => `e${n}`),
+      { nil: undefined },
+    ),
+  })
+  .map(({ time, offset, path, ua, who, accept, id }) => ({
+    timestamp: isoWithOffset(time, offset),
+    path,
+    userAgent: ua,
+    ...who,
+    ...(accept ? { accept } : {}),
+    ...(id ? { id } : {}),
+  }));
+
+const bound = fc.option(
+  fc.oneof(
+    fc
+      .integer({ min: -1, max: 6 })
+      .map((d) => ({ text: new Date(BASE + d * DAY).toISOString().slice(0, 10) })),
+    fc.tuple(instant, fc.constantFrom(...OFFSETS)).map(([t, o]) => ({ text: isoWithOffset(t, o) })),
+  ),
+  { nil: null },
+);
+
+const query = fc.record({
+  from: bound,
+  to: bound,
+  measure: fc.constantFrom('visitors' as const, 'views' as const),
+  limit: fc.integer({ min: 1, max: 4 }),
+  countAiCrawlersAsAi: fc.boolean(),
+});
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function openStore(file: string): { store: EmbeddedAnalyticsStore; service: AnalyticsService } {
+  const store = new EmbeddedAnalyticsStore({
+    file,
+    synchronous: 'normal',
+    checkpointIntervalMs: 0,
+    clock: () => NOW,
+  });
+  return { store, service: new AnalyticsService({ store, clock: () => NOW, saltRotation: 'daily' }) };
+}
+
+function toRange(q: { from: { text: string } | null; to: { text: string } | null }): TimeRange | null {
+  const parse = (b: { text: string } | null) =>
+    b === null ? null : b.text.length === 10 ? Date.parse(`${b.text}T00:00:00Z`) : Date.parse(b.text);
+  const range = { from: parse(q.from), to: parse(q.to) };
+  if (range.from !== null && range.to !== null && range.from >= range.to) return null;
+  return range;
+}
+
+describe('embedded analytics store against a brute-force reference', () => {
+  it('gives exact counts and a complete, exact pagination walk, across restarts and late events', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(event, { minLength: 0, maxLength: 25 }), { minLength: 1, maxLength: 5 }),
+        fc.array(query, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: -1, max: 4 }),
+        async (batches, queries, restartAfter) => {
+          const dir = mkdtempSync(path.join(tmpdir(), 'dw-analytics-prop-'));
+          dirs.push(dir);
+          const file = path.join(dir, 'analytics.sqlite');
+          let { store, service } = openStore(file);
+          const reference = new ReferenceAnalytics();
+          const projectId = 'prj_test';
+          try {
+            for (const [i, batch] of batches.entries()) {
+              const result = await service.ingest(projectId, batch);
+              expect(result.rejected).toEqual([]);
+              expect({ accepted: result.accepted, duplicates: result.duplicates }).toEqual(
+                reference.add(batch),
+              );
+              // Query between batches so later events land in an index that is already built.
+              const q = queries[i % queries.length];
+              const range = q && toRange(q);
+              if (q && range) await expectSameAnswers(service, reference, projectId, range, q);
+              if (i === restartAfter) {
+                await store.close();
+                ({ store, service } = openStore(file));
+              }
+            }
+            for (const q of queries) {
+              const range = toRange(q);
+              if (range) await expectSameAnswers(service, reference, projectId, range, q);
+            }
+          } finally {
+            await store.close();
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+async function expectSameAnswers(
+  service: AnalyticsService,
+  reference: ReferenceAnalytics,
+  projectId: string,
+  range: TimeRange,
+  q: { measure: 'visitors' | 'views'; limit: number; countAiCrawlersAsAi: boolean },
+): Promise<void> {
+  await service.updateSettings(projectId, { countAiCrawlersAsAi: q.countAiCrawlersAsAi });
+  const expected = reference.pages(range, q.measure, q.countAiCrawlersAsAi);
+  const walked = [];
+  let offset = 0;
+  for (;;) {
+    const page = await service.pages(projectId, q.measure, { range, limit: q.limit, offset });
+    expect(page.totals).toEqual(expected.totals);
+    expect(page.rows.length).toBeLessThanOrEqual(q.limit);
+    walked.push(...page.rows);
+    expect(page.hasMore).toBe(offset + q.limit < expected.rows.length);
+    if (!page.hasMore) break;
+    offset += q.limit;
+  }
+  expect(walked).toEqual(expected.rows);
+}

@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import { EmbeddedAnalyticsStore } from '../../../src/storage/analytics/embedded-store.ts';
+
+const NOW = new Date('2025-03-10T12:00:00Z');
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const CHATGPT =
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot';
+const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
+
+describe('embedded analytics store', () => {
+  let dir: string;
+  let file: string;
+  const open: EmbeddedAnalyticsStore[] = [];
+  const service = () => {
+    const store = new EmbeddedAnalyticsStore({
+      file,
+      synchronous: 'normal',
+      checkpointIntervalMs: 0,
+      clock: () => NOW,
+    });
+    open.push(store);
+    return new AnalyticsService({ store, clock: () => NOW });
+  };
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'dw-analytics-'));
+    file = path.join(dir, 'analytics.sqlite');
+  });
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sees events another process appended, before and after its own', async () => {
+    const server = service();
+    const importer = service();
+    const view = (n: number, ua = CHROME) => ({
+      timestamp: `2025-03-0${n}T10:00:00Z`,
+      path: `/p${n}`,
+      userAgent: ua,
+      visitorId: `v${n}`,
+    });
+    await server.ingest('prj', [view(1)]);
+    expect((await server.pages('prj', 'visitors', all)).totals.total).toBe(1); // index now built
+    await importer.ingest('prj', [view(2), view(3, CHATGPT)]);
+    // Not contiguous with the server's tail: it must read the importer's rows from the log.
+    await server.ingest('prj', [view(4)]);
+    const report = await server.pages('prj', 'visitors', all);
+    expect(report.totals).toEqual({ human: 3, ai: 1, total: 4 });
+    expect(report.rows.map((r) => r.path).sort()).toEqual(['/p1', '/p2', '/p3', '/p4']);
+  });
+
+  it('keeps projects apart and counts a visitor seen as human and as ai once in total', async () => {
+    const s = service();
+    await s.ingest('a', [
+      { timestamp: '2025-03-01T10:00:00Z', path: '/x', userAgent: CHROME, visitorId: 'same' },
+      { timestamp: '2025-03-01T11:00:00Z', path: '/x.md', userAgent: CHATGPT, visitorId: 'same' },
+    ]);
+    await s.ingest('b', [
+      { timestamp: '2025-03-01T10:00:00Z', path: '/x', userAgent: CHROME, visitorId: 'same' },
+    ]);
+    expect(await s.pages('a', 'visitors', all)).toEqual({
+      totals: { human: 1, ai: 1, total: 1 },
+      rows: [{ path: '/x', human: 1, ai: 1, total: 1 }],
+      hasMore: false,
+    });
+    expect((await s.pages('a', 'views', all)).totals).toEqual({ human: 1, ai: 1, total: 2 });
+    expect((await s.pages('b', 'visitors', all)).totals).toEqual({ human: 1, ai: 0, total: 1 });
+    expect((await s.pages('nobody', 'visitors', all)).rows).toEqual([]);
+  });
+
+  it('rejects bad events one by one with their index and stores the rest', async () => {
+    const s = service();
+    const ok = { timestamp: '2025-03-01T10:00:00Z', path: '/ok', userAgent: CHROME, ip: '203.0.113.9' };
+    const result = await s.ingest('prj', [
+      ok,
+      'nope',
+      { ...ok, timestamp: '2025-03-01 10:00' },
+      { ...ok, timestamp: '2025-02-30T10:00:00Z' },
+      { ...ok, timestamp: '2025-03-20T10:00:00Z' },
+      { ...ok, path: 'relative' },
+      { ...ok, userAgent: undefined },
+      { ...ok, ip: '999.1.1.1' },
+      { ...ok, ip: undefined },
+      { ...ok, status: 404 },
+      { ...ok, id: '' },
+      { ...ok, status: 304, id: 42 },
+    ]);
+    expect(result.accepted).toBe(2);
+    expect(result.rejected.map((r) => r.index)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(result.rejected[0]?.reason).toMatch(/JSON object/);
+    expect(result.rejected[1]?.reason).toMatch(/timestamp/);
+    expect(result.rejected[3]?.reason).toMatch(/future/);
+    expect(result.rejected[7]?.reason).toMatch(/ip or visitorId/);
+    expect(result.rejected[8]?.reason).toMatch(/status 404/);
+  });
+
+  it('answers a time series and a breakdown by category and agent', async () => {
+    const s = service();
+    await s.ingest('prj', [
+      { timestamp: '2025-03-01T10:15:00Z', path: '/a', userAgent: CHROME, visitorId: 'h1' },
+      { timestamp: '2025-03-01T10:45:00Z', path: '/b', userAgent: CHROME, visitorId: 'h1' },
+      { timestamp: '2025-03-02T08:00:00Z', path: '/a', userAgent: CHATGPT, visitorId: 'h1' },
+      { timestamp: '2025-03-02T08:00:00Z', path: '/a', userAgent: 'curl/8.5.0', visitorId: 'c' },
+      { timestamp: '2025-03-02T09:00:00Z', path: '/a.md', userAgent: 'curl/8.5.0', visitorId: 'c' },
+    ]);
+    const days = await s.timeSeries('prj', { range: { from: null, to: null }, interval: 'day' });
+    expect(days.map((p) => [new Date(p.start).toISOString(), p.visitors, p.views.total])).toEqual([
+      ['2025-03-01T00:00:00.000Z', { human: 1, ai: 0, total: 1 }, 2],
+      ['2025-03-02T00:00:00.000Z', { human: 0, ai: 2, total: 2 }, 2],
+    ]);
+    const hours = await s.timeSeries('prj', {
+      range: { from: Date.parse('2025-03-01T10:30:00Z'), to: Date.parse('2025-03-01T12:00:00Z') },
+      interval: 'hour',
+    });
+    expect(hours.map((p) => [new Date(p.start).toISOString(), p.views.human])).toEqual([
+      ['2025-03-01T10:30:00.000Z', 1],
+      ['2025-03-01T11:00:00.000Z', 0],
+    ]);
+    const breakdown = await s.breakdown('prj', { range: { from: null, to: null } });
+    expect(breakdown.categories).toEqual([
+      { category: 'human', visitors: 1, views: 2 },
+      { category: 'ai', visitors: 2, views: 2 },
+      { category: 'ai_crawler', visitors: 0, views: 0 },
+      { category: 'search', visitors: 0, views: 0 },
+      { category: 'bot', visitors: 1, views: 1 },
+    ]);
+    expect(breakdown.agents).toEqual([
+      { agent: 'Browser', category: 'human', visitors: 1, views: 2 },
+      { agent: 'ChatGPT', category: 'ai', visitors: 1, views: 1 },
+      { agent: 'curl', category: 'ai', visitors: 1, views: 1 },
+      { agent: 'curl', category: 'bot', visitors: 1, views: 1 },
+    ]);
+  });
+});
