@@ -408,3 +408,42 @@ describe('search', () => {
     expect(await running).toBe('Error: search was cancelled');
   });
 });
+
+describe('errors', () => {
+  it('refuses absurdly long paths and keeps quoted input short', async () => {
+    const tools = harness(repo);
+    expect(await tools.call('read_file', { path: 'a/'.repeat(600) })).toBe(
+      'Error: path is longer than 1024 characters',
+    );
+    const out = await tools.call('search', { pattern: `(${'x'.repeat(10_000)}` });
+    expect(out).toMatch(/^Error: invalid regular expression: /);
+    expect(out.length).toBeLessThan(2_100);
+  });
+
+  it('says "cancelled" when the turn is aborted during a listing', async () => {
+    const { tools } = harness(repo);
+    const output = await tools.list_files?.execute?.(
+      {} as never,
+      {
+        toolCallId: 'c',
+        messages: [],
+        context: {},
+        abortSignal: AbortSignal.abort(),
+      } as never,
+    );
+    expect(output).toBe('Error: cancelled');
+  });
+});
+
+describe('parallel tool calls', () => {
+  it('run one at a time, in the order they were made', async () => {
+    await writeTree(repo, { 'chain.md': 'step-0\n' });
+    const tools = harness(repo);
+    const edits = Array.from({ length: 20 }, (_, i) =>
+      tools.call('edit_file', { path: 'chain.md', old_string: `step-${i}\n`, new_string: `step-${i + 1}\n` }),
+    );
+    const reading = tools.call('read_file', { path: 'chain.md' });
+    expect(await Promise.all(edits)).toEqual(Array.from({ length: 20 }, () => 'Edited chain.md at line 1.'));
+    expect(await reading).toBe('chain.md (lines 1-1 of 1)\n1\tstep-20');
+  });
+});

@@ -2,6 +2,7 @@ import { jsonSchema, type Tool, tool } from 'ai';
 import type { Static, TSchema } from 'typebox';
 import { parseInput } from './output.ts';
 import { describeToolFailure } from './tool-error.ts';
+import type { Workspace } from './workspace.ts';
 
 /**
  * A documentation tool: JSON-schema arguments checked on every call, a plain-text result, and
@@ -9,6 +10,7 @@ import { describeToolFailure } from './tool-error.ts';
  * thrown through the agent loop.
  */
 export function defineTool<T extends TSchema>(spec: {
+  workspace: Workspace;
   description: string;
   schema: T;
   run: (input: Static<T>, signal: AbortSignal | undefined) => Promise<string>;
@@ -28,7 +30,7 @@ export function defineTool<T extends TSchema>(spec: {
         ) {
           path = parsed.path;
         }
-        return await spec.run(parsed, options.abortSignal);
+        return await spec.workspace.exclusive(() => spec.run(parsed, options.abortSignal));
       } catch (error) {
         return describeToolFailure(error, path);
       }

@@ -73,6 +73,7 @@ function occurrences(haystack: string, needle: string): number[] {
 
 export function readFileTool(workspace: Workspace, limits: ResolvedToolLimits) {
   return defineTool({
+    workspace,
     description:
       'Read a text file of the repository. Each output line starts with its line number and a tab; ' +
       'that prefix is not part of the file. Long files come back in parts: pass start_line and ' +
@@ -126,6 +127,7 @@ export function readFileTool(workspace: Workspace, limits: ResolvedToolLimits) {
 
 export function writeFileTool(workspace: Workspace, limits: ResolvedToolLimits) {
   return defineTool({
+    workspace,
     description:
       'Create a file, or replace the whole content of an existing one. Missing parent directories are ' +
       'created. To change part of an existing file, prefer edit_file.',
@@ -147,6 +149,7 @@ export function writeFileTool(workspace: Workspace, limits: ResolvedToolLimits) 
 
 export function editFileTool(workspace: Workspace, limits: ResolvedToolLimits) {
   return defineTool({
+    workspace,
     description:
       'Replace one exact piece of text in a file. old_string must appear in the file exactly once, ' +
       'character for character (whitespace and line breaks included, without read_file line-number ' +
@@ -196,6 +199,7 @@ export function editFileTool(workspace: Workspace, limits: ResolvedToolLimits) {
 
 export function moveFileTool(workspace: Workspace) {
   return defineTool({
+    workspace,
     description:
       'Move or rename a file or directory. The destination must not exist yet; missing parent ' +
       'directories are created. Remember to update links and navigation entries that point at the old path.',
@@ -224,6 +228,7 @@ export function moveFileTool(workspace: Workspace) {
 
 export function deleteFileTool(workspace: Workspace) {
   return defineTool({
+    workspace,
     description:
       'Delete one file. Directories are not deleted; delete their files one by one. Remember to remove ' +
       'navigation entries and links that point at the deleted page.',

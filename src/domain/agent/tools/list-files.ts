@@ -32,6 +32,7 @@ export function relativeTo(base: string, relative: string): string {
 
 export function listFilesTool(workspace: Workspace, limits: ResolvedToolLimits) {
   return defineTool({
+    workspace,
     description:
       'List files of the repository whose path matches a glob pattern, in name order, one path per line ' +
       '(relative to the repository root). `*` matches within one directory level, `**` across levels, ' +

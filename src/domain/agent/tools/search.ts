@@ -48,6 +48,7 @@ function runSearchWorker(request: SearchRequest, timeoutMs: number, signal: Abor
 
 export function searchTool(workspace: Workspace, limits: ResolvedToolLimits) {
   return defineTool({
+    workspace,
     description:
       'Search the text files of the repository with a JavaScript regular expression, line by line. ' +
       'Returns matching lines as "path:line: text", at most ' +

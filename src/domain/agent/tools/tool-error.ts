@@ -23,7 +23,12 @@ function isNodeError(error: unknown): error is Error & NodeError {
  * reworded around the repository-relative path so host paths never reach the model.
  */
 export function describeToolFailure(error: unknown, path?: string): string {
-  if (error instanceof ToolError) return `Error: ${error.message}`;
+  if (error instanceof ToolError) {
+    // Messages can quote the model's own input; keep a pasted novel from coming back whole.
+    const message = error.message.length > 2_000 ? `${error.message.slice(0, 2_000)}…` : error.message;
+    return `Error: ${message}`;
+  }
+  if (error instanceof Error && error.name === 'AbortError') return 'Error: cancelled';
   const subject = path === undefined ? 'the file' : path;
   if (isNodeError(error)) {
     switch (error.code) {

@@ -14,6 +14,7 @@ export function formatFindings(findings: ValidationFinding[]): string {
 
 export function validateTool(workspace: Workspace, limits: ResolvedToolLimits) {
   return defineTool({
+    workspace,
     description:
       'Check the documentation for what breaks the site: Markdown/MDX that does not parse, invalid YAML ' +
       'frontmatter, internal links, images and imports pointing at missing files, and navigation entries ' +

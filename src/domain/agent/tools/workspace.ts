@@ -16,6 +16,8 @@ export interface RepoPath {
 export const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
 export const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
 
+const MAX_PATH_CHARS = 1_024;
+
 // Characters that HFS+ ignores in names, so `.g\u200cit` would be `.git` there (git guards the same).
 const IGNORABLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u206A-\u206F\uFEFF]/g;
 
@@ -44,6 +46,8 @@ export function isSkippedDirectoryName(name: string): boolean {
 export function normalizeRepoPath(input: unknown, what = 'path'): string {
   if (typeof input !== 'string') throw new ToolError(`${what} must be a string`);
   if (input.length === 0) throw new ToolError(`${what} is empty`);
+  if (input.length > MAX_PATH_CHARS)
+    throw new ToolError(`${what} is longer than ${MAX_PATH_CHARS} characters`);
   if (input.includes('\0')) throw new ToolError(`${what} contains a NUL character`);
   if (input.includes('\\')) {
     throw new ToolError(`${what} contains a backslash; use forward slashes, e.g. guides/intro.mdx`);
@@ -81,9 +85,21 @@ function isMissing(error: unknown): boolean {
 export class Workspace {
   readonly workdir: string;
   #root: Promise<string> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(workdir: string) {
     this.workdir = workdir;
+  }
+
+  /**
+   * Runs tool calls one at a time. A model may call several tools at once; serialising them
+   * means no call can swap a directory for a symbolic link between another call's check and
+   * its open.
+   */
+  exclusive<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(run, run);
+    this.#queue = result.catch(() => undefined);
+    return result;
   }
 
   /** The working copy's own real path (it may itself sit behind a symlink such as /tmp). */
