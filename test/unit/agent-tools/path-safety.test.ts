@@ -1,5 +1,6 @@
 import { link, mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { normalizeRepoPath } from '../../../src/domain/agent/tools/workspace.ts';
 import { harness, snapshot, tempDir, writeTree } from './fixtures.ts';
@@ -294,5 +295,61 @@ describe('normalizeRepoPath', () => {
 
   it.each([42, null, undefined, {}])('refuses the non-string %j', (input) => {
     expect(() => normalizeRepoPath(input)).toThrow(/must be a string/);
+  });
+});
+
+describe('path confinement, property-based', () => {
+  // Paths assembled from the dangerous pieces: parent steps, .git spellings, links out and
+  // back in. Whatever the combination, nothing outside or under .git is read or written.
+  const segment = fc.constantFrom(
+    '..',
+    '.',
+    '',
+    '.git',
+    '.GIT',
+    '.git.',
+    'docs',
+    'new',
+    'page.mdx',
+    'out-dir',
+    'rel-out',
+    'root-parent',
+    'self',
+    'git-link',
+    'secret.md',
+    'chain1',
+    'dangling-dir',
+    'outside',
+    'secret.txt',
+  );
+  const path = fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('/'));
+
+  it('never escapes, whatever the tool and path', async () => {
+    const tools = harness(repo);
+    const gitBefore = await snapshot(join(repo, '.git'));
+    const outsideBefore = await snapshot(outside);
+    await fc.assert(
+      fc.asyncProperty(path, path, async (a, b) => {
+        const outputs = [
+          await tools.call('read_file', { path: a }),
+          await tools.call('write_file', { path: a, content: 'PWNED' }),
+          await tools.call('edit_file', { path: a, old_string: 'T', new_string: 'PWNED' }),
+          await tools.call('list_files', { path: a }),
+          await tools.call('search', { pattern: 'SECRE[T]|repositoryformatversio[n]', path: a }),
+          await tools.call('move_file', { from: a, to: b }),
+          await tools.call('delete_file', { path: b }),
+        ];
+        for (const output of outputs) {
+          expect(output).not.toContain(SECRET);
+          expect(output).not.toContain('repositoryformatversion');
+          expect(output).not.toContain(base);
+        }
+        expect(await snapshot(outside)).toEqual(outsideBefore);
+        expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe(SECRET);
+        expect(await snapshot(join(repo, '.git'))).toEqual(gitBefore);
+        expect(await readFile(join(repo, '.git', 'config'), 'utf8')).toBe(GIT_CONFIG);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

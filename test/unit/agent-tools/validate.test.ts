@@ -199,7 +199,7 @@ describe('validateDocumentation on the example Mintlify site', () => {
       'x.mdx:1 [broken-link] /missing points at a page or file that does not exist',
     );
     expect(await harness(site).call('validate', {})).toBe(
-      `1 problems found in 8 pages:\nx.mdx:1 [broken-link] /missing points at a page or file that does not exist`,
+      `1 problem found in 8 pages:\nx.mdx:1 [broken-link] /missing points at a page or file that does not exist`,
     );
   });
 

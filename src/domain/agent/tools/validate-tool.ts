@@ -23,9 +23,11 @@ export function validateTool(workspace: Workspace, limits: ResolvedToolLimits) {
     schema: Type.Object({}, { additionalProperties: false }),
     run: async () => {
       const report = await checkDocumentation(await workspace.root());
-      if (report.findings.length === 0) return `No problems found in ${report.pagesChecked} pages.`;
+      const pages = `${report.pagesChecked} page${report.pagesChecked === 1 ? '' : 's'}`;
+      if (report.findings.length === 0) return `No problems found in ${pages}.`;
+      const problems = `${report.findings.length} problem${report.findings.length === 1 ? '' : 's'}`;
       return capOutput(
-        `${report.findings.length} problems found in ${report.pagesChecked} pages:\n${formatFindings(report.findings)}`,
+        `${problems} found in ${pages}:\n${formatFindings(report.findings)}`,
         limits.maxOutputChars,
         'Fix these and run validate again to see the rest.',
       );
