@@ -447,3 +447,10 @@ describe('parallel tool calls', () => {
     expect(await reading).toBe('chain.md (lines 1-1 of 1)\n1\tstep-20');
   });
 });
+
+it('says so when the working copy is missing, and recovers once it exists', async () => {
+  const tools = harness(join(repo, 'later'));
+  expect(await tools.call('read_file', { path: 'x.md' })).toBe('Error: the working copy is missing');
+  await writeTree(repo, { 'later/x.md': 'here\n' });
+  expect(await tools.call('read_file', { path: 'x.md' })).toBe('x.md (lines 1-1 of 1)\n1\there');
+});

@@ -104,7 +104,11 @@ export class Workspace {
 
   /** The working copy's own real path (it may itself sit behind a symlink such as /tmp). */
   root(): Promise<string> {
-    this.#root ??= realpath(this.workdir);
+    this.#root ??= realpath(this.workdir).catch(() => {
+      // Not remembered: the working copy may yet appear.
+      this.#root = undefined;
+      throw new ToolError('the working copy is missing');
+    });
     return this.#root;
   }
 
