@@ -94,17 +94,30 @@ export class GitWorkspaces {
           '',
         );
       }
-      const created = !(await exists(path.join(dir, '.git')));
+      let created = !(await exists(path.join(dir, '.git')));
+      if (!created) {
+        // A follow-up or a retried turn: start again from what the remote has, dropping
+        // anything a crashed attempt left behind (reset rewrites only the files that differ).
+        const reused = await this.resetWorktree(dir, req.branch, startSha).then(
+          () => true,
+          (error: unknown) => {
+            this.opts.logger.warn(
+              { err: error, jobId: req.jobId },
+              'could not reset the working copy; recreating it',
+            );
+            return false;
+          },
+        );
+        created = !reused;
+      }
       if (created) {
+        if (await exists(dir)) {
+          await this.run(['worktree', 'remove', '--force', '--force', dir], mirror).catch(() => undefined);
+        }
         await rm(dir, { recursive: true, force: true });
         await mkdir(path.dirname(dir), { recursive: true });
         await this.run(['worktree', 'prune'], mirror);
         await this.run(['worktree', 'add', '--quiet', '--no-track', '-B', req.branch, dir, startSha], mirror);
-      } else {
-        // A follow-up or a retried turn: start again from what the remote has, dropping
-        // anything a crashed attempt left behind.
-        await this.run(['checkout', '--quiet', '--force', '--no-track', '-B', req.branch, startSha], dir);
-        await this.run(['clean', '-ffdxq'], dir);
       }
       return { dir, created, continued: remoteBranch !== null, startSha };
     });
@@ -168,6 +181,12 @@ export class GitWorkspaces {
       checkBranch(req.branch, 'branch');
       await this.run(['branch', '--quiet', '-D', req.branch], mirror, { okCodes: [1] });
     });
+  }
+
+  private async resetWorktree(dir: string, branch: string, startSha: string): Promise<void> {
+    await this.run(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], dir);
+    await this.run(['reset', '--hard', '--quiet', startSha], dir);
+    await this.run(['clean', '-ffdxq'], dir);
   }
 
   private async ensureMirror(mirror: string, req: WorkspaceRequest, signal?: AbortSignal): Promise<void> {

@@ -133,6 +133,20 @@ describe('GitWorkspaces over a repository path', () => {
     expect(existsSync(path.join(dir, 'uncommitted.mdx'))).toBe(false);
   });
 
+  it('recreates a working copy that a crash left locked', async () => {
+    const ws = workspaces();
+    const { dir } = await ws.prepare(request());
+    writeFileSync(path.join(dir, 'guide.mdx'), 'half-written\n');
+    const gitDir = readFileSync(path.join(dir, '.git'), 'utf8')
+      .replace(/^gitdir: /, '')
+      .trim();
+    writeFileSync(path.join(gitDir, 'index.lock'), '');
+    const again = await ws.prepare(request());
+    expect(again.created).toBe(true);
+    expect(readFileSync(path.join(dir, 'guide.mdx'), 'utf8')).toBe(FILES['guide.mdx']);
+    expect(logLines.some((l) => l.includes('could not reset the working copy'))).toBe(true);
+  });
+
   it('fetches before each preparation: new base commits arrive and deleted branches are pruned', async () => {
     const ws = workspaces();
     await ws.prepare(request());
