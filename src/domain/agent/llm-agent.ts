@@ -1,0 +1,244 @@
+import type { LanguageModel } from 'ai';
+import type { Logger } from 'pino';
+import type { ProjectRow } from '../../storage/schema.ts';
+import { DomainError } from '../errors.ts';
+import type { ConversationMessage } from '../jobs/conversation.ts';
+import type { Agent, AgentMessage, AgentTurnInput, AgentTurnResult, TokenUsage } from './agent.ts';
+import type { CodeHost, GitCredentials, PullRequestRef } from './code-host.ts';
+import { runAgentLoop } from './llm/run-agent-loop.ts';
+import { buildSystemPrompt } from './llm/system-prompt.ts';
+import {
+  createDocumentationTools,
+  formatFindings,
+  type ValidationFinding,
+  validateDocumentation,
+} from './tools/index.ts';
+import { noModelReason } from './unconfigured-agent.ts';
+
+/** What the agent needs from git: a working copy per job, commits, pushes (see integrations/git). */
+export interface WorkspacePort {
+  prepare(req: WorkspaceRequest, signal?: AbortSignal): Promise<{ dir: string; continued: boolean }>;
+  commitAll(dir: string, message: string): Promise<{ sha: string; files: string[] } | null>;
+  push(req: WorkspaceRequest, dir: string, signal?: AbortSignal): Promise<void>;
+  remove(req: WorkspaceRequest): Promise<void>;
+}
+
+export interface WorkspaceRequest {
+  projectId: string;
+  jobId: string;
+  repository: string;
+  baseBranch: string;
+  branch: string;
+  credentials: GitCredentials | null;
+}
+
+export interface LlmAgentDeps {
+  workspaces: WorkspacePort;
+  /** The model behind `provider:model-id`; throws a clear Error when it cannot be used. */
+  modelFor(spec: string): LanguageModel;
+  /** The project's code host for one job; throws a DomainError when it is not configured. */
+  codeHostFor(project: ProjectRow, job: { id: string; repository: string }): CodeHost;
+  /** Whether a project's pull requests start as drafts. */
+  draftFor(project: ProjectRow): boolean;
+  limits: { maxSteps: number; maxTokens: number; maxTurnSeconds: number };
+  maxRetries: number;
+  logger: Logger;
+}
+
+/**
+ * The documentation agent: prepares the job's working copy, runs the model with the file
+ * tools until it finishes, validates, and when files changed commits, pushes and opens (or
+ * updates) the pull request. Secrets stay on this side: the model sees only the repository
+ * and the conversation, never a token.
+ */
+export class LlmAgent implements Agent {
+  private readonly deps: LlmAgentDeps;
+
+  constructor(deps: LlmAgentDeps) {
+    this.deps = deps;
+  }
+
+  async runTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
+    const { job, project, turn, signal } = input;
+    if (job.model === null) return failed(noModelReason(null));
+    let model: LanguageModel;
+    let host: CodeHost;
+    try {
+      model = this.deps.modelFor(job.model);
+      host = this.deps.codeHostFor(project, { id: job.id, repository: job.repository });
+    } catch (error) {
+      return failed(errorMessage(error));
+    }
+    const log = this.deps.logger.child({ jobId: job.id, turn: turn.seq });
+    const request: WorkspaceRequest = {
+      projectId: job.projectId,
+      jobId: job.id,
+      repository: job.repository,
+      baseBranch: job.baseBranch,
+      branch: job.branch,
+      credentials: (await host.gitCredentials?.()) ?? null,
+    };
+
+    const workspace = await this.deps.workspaces.prepare(request, signal);
+    try {
+      const loop = await runAgentLoop({
+        model,
+        system: await buildSystemPrompt(workspace.dir),
+        history: input.history,
+        prompt: promptFor(turn, workspace.continued),
+        tools: createDocumentationTools(workspace.dir),
+        limits: {
+          maxSteps: this.deps.limits.maxSteps,
+          maxTokens: this.deps.limits.maxTokens,
+          maxDurationMs: this.deps.limits.maxTurnSeconds * 1000,
+        },
+        signal,
+        retry: { maxRetries: this.deps.maxRetries },
+        logger: log,
+      });
+      if (loop.status === 'failed') {
+        return {
+          outcome: 'failed',
+          reason: loop.reason ?? 'The model call failed',
+          usage: loop.usage,
+          messages: loop.messages,
+        };
+      }
+      const findings = (await validateDocumentation(workspace.dir)).slice(0, 50);
+      const title = loop.pullRequest?.title ?? titleFrom(turn.prompt);
+      const commit = await this.deps.workspaces.commitAll(workspace.dir, commitMessage(title, loop.summary));
+      const messages: AgentMessage[] = [...loop.messages];
+      // No new commit and no branch pushed before: nothing to review.
+      if (!commit && !workspace.continued) {
+        return succeeded(loop.summary, [], job.prLink, loop.usage, messages);
+      }
+      if (commit) await this.deps.workspaces.push(request, workspace.dir, signal);
+      const body = pullRequestBody({
+        jobId: job.id,
+        summary: loop.pullRequest?.body ?? loop.summary,
+        findings,
+        prompts: [...userPrompts(input.history), turn.prompt],
+      });
+      const pr = await this.publish(
+        host,
+        { branch: job.branch, base: job.baseBranch, title, body },
+        project,
+        {
+          updateExisting: commit !== null,
+        },
+      );
+      if (!commit) {
+        // The branch was pushed by an earlier turn or attempt: make sure it is reviewable.
+        return succeeded(loop.summary, [], pr.url, loop.usage, messages);
+      }
+      messages.push({
+        role: 'note',
+        text: `Committed ${commit.files.length} file(s) as ${commit.sha.slice(0, 12)}; pull request: ${pr.url}`,
+      });
+      if (findings.length > 0)
+        messages.push({ role: 'note', text: `Validation findings:\n${formatFindings(findings)}` });
+      log.info({ files: commit.files.length, prLink: pr.url }, 'turn published');
+      return succeeded(loop.summary, commit.files, pr.url, loop.usage, messages);
+    } finally {
+      // Each turn starts from a fresh worktree of the warm mirror; nothing is left on disk.
+      await this.deps.workspaces
+        .remove(request)
+        .catch((error: unknown) => log.warn({ err: error }, 'removing the working copy failed'));
+    }
+  }
+
+  /** Updates the branch's open pull request, or opens one; a retried turn finds the first. */
+  private async publish(
+    host: CodeHost,
+    pr: { branch: string; base: string; title: string; body: string },
+    project: ProjectRow,
+    options: { updateExisting: boolean },
+  ): Promise<PullRequestRef> {
+    const existing = await host.findOpenPullRequest(pr.branch);
+    if (existing) {
+      if (options.updateExisting) await host.updatePullRequest(existing, { body: pr.body });
+      return existing;
+    }
+    return host.createPullRequest({ ...pr, draft: this.deps.draftFor(project) });
+  }
+}
+
+function failed(reason: string): AgentTurnResult {
+  return { outcome: 'failed', reason, usage: null, messages: [] };
+}
+
+function succeeded(
+  summary: string,
+  changedFiles: string[],
+  prLink: string | null,
+  usage: TokenUsage,
+  messages: AgentMessage[],
+): AgentTurnResult {
+  return { outcome: 'succeeded', summary, changedFiles, prLink, usage, messages };
+}
+
+function promptFor(turn: AgentTurnInput['turn'], continued: boolean): string {
+  const notes: string[] = [];
+  if (turn.attempt > 1) {
+    notes.push(
+      '[Docwright] An earlier attempt at this request was interrupted; the working copy was reset, so start again.',
+    );
+  }
+  if (continued)
+    notes.push(
+      "[Docwright] The working copy continues this job's branch, with the changes of earlier turns.",
+    );
+  return notes.length ? `${turn.prompt}\n\n${notes.join('\n')}` : turn.prompt;
+}
+
+function userPrompts(history: ConversationMessage[]): string[] {
+  return history.filter((m) => m.role === 'user' && m.text !== null).map((m) => m.text as string);
+}
+
+/** A pull request title from the prompt when the model gave none. */
+export function titleFrom(prompt: string): string {
+  const line = prompt.trim().split('\n')[0]?.trim() ?? '';
+  const title = line.length > 72 ? `${line.slice(0, 71).trimEnd()}…` : line;
+  return title || 'Documentation update';
+}
+
+function commitMessage(title: string, summary: string): string {
+  const body = summary.trim();
+  return body && body !== title ? `${title}\n\n${body}` : title;
+}
+
+function pullRequestBody(input: {
+  jobId: string;
+  summary: string;
+  findings: ValidationFinding[];
+  prompts: string[];
+}): string {
+  const requests = input.prompts.map((p, i) => `${i + 1}. ${quoteLine(p)}`).join('\n');
+  const validation =
+    input.findings.length === 0
+      ? 'Validation found no problems (Markdown/MDX, frontmatter, internal links, navigation).'
+      : `Validation findings:\n\n${formatFindings(input.findings)}`;
+  return [
+    input.summary.trim(),
+    '',
+    '### Requests',
+    '',
+    requests,
+    '',
+    '### Validation',
+    '',
+    validation,
+    '',
+    `<sub>Opened by Docwright job \`${input.jobId}\`.</sub>`,
+  ].join('\n');
+}
+
+function quoteLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof DomainError || error instanceof Error) return error.message;
+  return String(error);
+}
