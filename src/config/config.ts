@@ -45,6 +45,14 @@ export interface Config {
     maxTokens: number;
     maxTurnSeconds: number;
   };
+  git: {
+    authorName: string;
+    authorEmail: string;
+    /** `Name <email>` entries added as Co-authored-by trailers; none by default. */
+    coAuthors: string[];
+  };
+  /** Key that encrypts stored credentials (code host tokens); null when not configured. */
+  secretKey: string | null;
 }
 
 export type DatabaseConfig =
@@ -91,7 +99,8 @@ export const SETTINGS = {
   DOCWRIGHT_MODEL: 'Default model as provider:model-id, e.g. anthropic:claude-sonnet-4-5 (default: none).',
   ANTHROPIC_API_KEY: 'API key for anthropic:… models.',
   OPENAI_API_KEY: 'API key for openai:… models.',
-  DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: 'Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1 (Ollama).',
+  DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL:
+    'Base URL of an OpenAI-compatible server, e.g. http://localhost:11434/v1 (Ollama).',
   DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: 'API key for the OpenAI-compatible server, if it needs one.',
   DOCWRIGHT_ANTHROPIC_BASE_URL: "Anthropic API base URL, for a proxy (default: Anthropic's).",
   DOCWRIGHT_OPENAI_BASE_URL: "OpenAI API base URL, for a proxy (default: OpenAI's).",
@@ -99,6 +108,12 @@ export const SETTINGS = {
   DOCWRIGHT_AGENT_MAX_STEPS: 'Model calls per turn before the turn ends with what was done (default 50).',
   DOCWRIGHT_AGENT_MAX_TOKENS: 'Input plus output tokens per turn (default 2000000).',
   DOCWRIGHT_AGENT_MAX_TURN_SECONDS: 'Wall-clock seconds per turn (default 900).',
+  DOCWRIGHT_GIT_AUTHOR_NAME: 'Author name of the commits the agent makes (default Docwright).',
+  DOCWRIGHT_GIT_AUTHOR_EMAIL: 'Author email of the commits the agent makes (default docwright@localhost).',
+  DOCWRIGHT_GIT_CO_AUTHORS:
+    'Co-authored-by trailers to add, as "Name <email>" separated by ";" (default none).',
+  DOCWRIGHT_SECRET_KEY:
+    'Encrypts stored code-host credentials: a passphrase of 16+ characters or base64:<32 bytes>. Required to store credentials.',
 } as const;
 
 export function loadConfig(env: Source = process.env, cwd: string = process.cwd()): Config {
@@ -164,7 +179,24 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       maxTokens: read.integer('DOCWRIGHT_AGENT_MAX_TOKENS', { min: 1000 }) ?? 2_000_000,
       maxTurnSeconds: read.number('DOCWRIGHT_AGENT_MAX_TURN_SECONDS', { min: 1 }) ?? 900,
     },
+    git: {
+      authorName: read.string('DOCWRIGHT_GIT_AUTHOR_NAME') ?? 'Docwright',
+      authorEmail: read.string('DOCWRIGHT_GIT_AUTHOR_EMAIL') ?? 'docwright@localhost',
+      coAuthors: (read.string('DOCWRIGHT_GIT_CO_AUTHORS') ?? '')
+        .split(';')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    },
+    secretKey: read.string('DOCWRIGHT_SECRET_KEY') ?? null,
   };
+  for (const coAuthor of config.git.coAuthors) {
+    if (!/^[^<>]+ <[^<>\s]+@[^<>\s]+>$/.test(coAuthor)) {
+      problems.push(`DOCWRIGHT_GIT_CO_AUTHORS entries must look like "Name <email>" (got "${coAuthor}")`);
+    }
+  }
+  if (config.secretKey !== null && config.secretKey.length < 16) {
+    problems.push('DOCWRIGHT_SECRET_KEY must be at least 16 characters (a passphrase) or base64:<32 bytes>');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

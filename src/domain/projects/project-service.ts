@@ -24,6 +24,7 @@ export interface NewProject {
 /** Settings stored per project; grows as capabilities arrive (model, code host…). */
 export interface ProjectSettings {
   model?: string;
+  [setting: string]: unknown;
 }
 
 export class ProjectService {
