@@ -3,7 +3,7 @@ import { ConfigError } from '../config/config.ts';
 import { DomainError } from '../domain/errors.ts';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
-import { createProjectCommand, listProjectsCommand } from './commands/projects.ts';
+import { createProjectCommand, listProjectsCommand, updateProjectCommand } from './commands/projects.ts';
 import { serveCommand } from './commands/serve.ts';
 import { workerCommand } from './commands/worker.ts';
 
@@ -47,6 +47,31 @@ function buildProgram(): Command {
     .description('list projects')
     .option(...json)
     .action((o) => listProjectsCommand({ json: Boolean(o.json) }));
+  projects
+    .command('update')
+    .description("change a project's model, draft setting and code host (credentials are stored encrypted)")
+    .argument('<project-id>', 'the project id (prj_…)')
+    .option('--model <provider:model-id>', 'model for this project, e.g. anthropic:claude-sonnet-4-5')
+    .option('--clear-model', 'use the default model (DOCWRIGHT_MODEL) again')
+    .option('--draft', 'open pull requests as drafts (the default)')
+    .option('--ready', 'open pull requests ready for review')
+    .option('--host <github|gitlab|local>', 'where pull requests are opened')
+    .option('--api-url <url>', 'API root: GitHub Enterprise https://HOST/api/v3, GitLab https://HOST/api/v4')
+    .option('--host-repo <path>', 'owner/name (GitHub) or group/project (GitLab) when the URL does not tell')
+    .option('--token-stdin', 'read an access token from standard input')
+    .option('--github-app-id <id>', 'authenticate as a GitHub App: its app id')
+    .option('--github-app-installation <id>', "the App's installation id for this repository")
+    .option('--github-app-key-file <path>', "the App's private key (PEM)")
+    .option('--clear-credentials', 'forget the stored credentials')
+    .option(...json)
+    .action((projectId, o) =>
+      updateProjectCommand(projectId, {
+        ...o,
+        draft: o.ready ? false : o.draft ? true : undefined,
+        json: Boolean(o.json),
+      }),
+    );
+
 
   const keys = program.command('keys').description('manage admin API keys');
   keys

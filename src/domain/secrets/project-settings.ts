@@ -1,0 +1,190 @@
+import type { Storage } from '../../storage/database.ts';
+import { findProject, updateProject } from '../../storage/queries/projects.ts';
+import {
+  type CodeHostCredentials,
+  type CodeHostKind,
+  credentialsContext,
+  draftPullRequests,
+  parseCredentials,
+  type StoredCodeHost,
+  storedCodeHost,
+} from '../agent/code-host.ts';
+import { invalid, notFound } from '../errors.ts';
+import type { SecretBox } from './secret-box.ts';
+
+/** A change to a project's agent settings; `null` clears a value, absent leaves it alone. */
+export interface ProjectSettingsChange {
+  model?: string | null;
+  draft?: boolean;
+  host?: CodeHostKind | null;
+  apiUrl?: string | null;
+  /** The repository's path on the code host (`owner/name`, `group/project`) when the URL does not tell. */
+  hostRepository?: string | null;
+  credentials?: CodeHostCredentials | null;
+}
+
+/** The settings as they may be shown: credentials only as whether they are stored. */
+export interface ProjectSettingsView {
+  projectId: string;
+  model: string | null;
+  draft: boolean;
+  codeHost: {
+    kind: CodeHostKind;
+    apiUrl: string | null;
+    repository: string | null;
+    credentials: 'stored' | 'none';
+  } | null;
+}
+
+/**
+ * Reads and changes the per-project agent settings kept in the project's `settings` JSON:
+ * `model`, `draft` and `codeHost`. Credentials are sealed with the SecretBox, bound to the
+ * project, before they reach the database, and are never returned.
+ */
+export class ProjectSettingsService {
+  private readonly storage: Storage;
+  private readonly box: SecretBox | null;
+  constructor(storage: Storage, box: SecretBox | null) {
+    this.storage = storage;
+    this.box = box;
+  }
+
+  async show(projectId: string): Promise<ProjectSettingsView> {
+    const row = await findProject(this.storage.db, projectId);
+    if (!row) throw notFound(`Project ${projectId} not found`);
+    return view(projectId, parseSettings(row.settings));
+  }
+
+  async update(projectId: string, change: ProjectSettingsChange): Promise<ProjectSettingsView> {
+    return this.storage.db.transaction().execute(async (tx) => {
+      const row = await findProject(tx, projectId);
+      if (!row) throw notFound(`Project ${projectId} not found`);
+      const settings = parseSettings(row.settings);
+
+      if (change.model !== undefined) {
+        if (change.model === null) delete settings.model;
+        else settings.model = checkModel(change.model);
+      }
+      if (change.draft !== undefined) settings.draft = change.draft;
+
+      let host = storedCodeHost(settings);
+      if (change.host === null) host = null;
+      else if (change.host !== undefined && change.host !== host?.kind) {
+        // Credentials belong to one host: switching hosts drops them unless new ones are given.
+        host = { kind: change.host };
+      }
+      const touchesHost =
+        change.apiUrl !== undefined ||
+        change.hostRepository !== undefined ||
+        change.credentials !== undefined;
+      if (touchesHost && host === null) {
+        const guessed = guessHost(row.repository);
+        if (!guessed) throw invalid('Say which code host with --host github|gitlab|local');
+        host = { kind: guessed };
+      }
+      if (host !== null) {
+        if (change.apiUrl !== undefined)
+          setOrDelete(host, 'apiUrl', change.apiUrl === null ? null : checkUrl(change.apiUrl));
+        if (change.hostRepository !== undefined) {
+          setOrDelete(
+            host,
+            'repository',
+            change.hostRepository === null ? null : checkHostRepository(change.hostRepository),
+          );
+        }
+        if (change.credentials !== undefined) {
+          setOrDelete(
+            host,
+            'credentials',
+            change.credentials === null ? null : this.seal(projectId, host.kind, change.credentials),
+          );
+        }
+        if (host.kind === 'local' && (host.apiUrl || host.credentials)) {
+          throw invalid('A local repository needs no API URL or credentials');
+        }
+        settings.codeHost = host;
+      } else {
+        delete settings.codeHost;
+      }
+      await updateProject(tx, projectId, { settings: JSON.stringify(settings) });
+      return view(projectId, settings);
+    });
+  }
+
+  private seal(projectId: string, kind: CodeHostKind, credentials: CodeHostCredentials): string {
+    const checked = parseCredentials(credentials);
+    if (kind === 'gitlab' && !('token' in checked))
+      throw invalid('GitLab takes an access token, not GitHub App credentials');
+    if (!this.box) {
+      throw invalid(
+        'Cannot store credentials: DOCWRIGHT_SECRET_KEY is not configured (a passphrase of 16+ characters, or base64:<32 random bytes>)',
+      );
+    }
+    return this.box.seal(JSON.stringify(checked), credentialsContext(projectId));
+  }
+}
+
+function view(projectId: string, settings: Record<string, unknown>): ProjectSettingsView {
+  const host = storedCodeHost(settings);
+  return {
+    projectId,
+    model: typeof settings.model === 'string' ? settings.model : null,
+    draft: draftPullRequests(settings),
+    codeHost: host && {
+      kind: host.kind,
+      apiUrl: host.apiUrl ?? null,
+      repository: host.repository ?? null,
+      credentials: host.credentials ? 'stored' : 'none',
+    },
+  };
+}
+
+function parseSettings(json: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // fall through: unreadable settings start again empty rather than blocking every change
+  }
+  return {};
+}
+
+function setOrDelete<K extends 'apiUrl' | 'repository' | 'credentials'>(
+  host: StoredCodeHost,
+  key: K,
+  value: string | null,
+) {
+  if (value === null) delete host[key];
+  else host[key] = value;
+}
+
+function guessHost(repository: string): CodeHostKind | null {
+  if (/^(https?:\/\/|ssh:\/\/git@|git@)github\.com[/:]/.test(repository)) return 'github';
+  if (/^(https?:\/\/|ssh:\/\/git@|git@)gitlab\.com[/:]/.test(repository)) return 'gitlab';
+  return null;
+}
+
+function checkModel(model: string): string {
+  const value = model.trim();
+  if (!/^[a-z][a-z0-9-]*:.+$/.test(value))
+    throw invalid(`Model must look like provider:model-id (got "${model}")`);
+  return value;
+}
+
+function checkUrl(url: string): string {
+  const value = url.trim().replace(/\/+$/, '');
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw invalid(`API URL must be an http:// or https:// URL (got "${url}")`);
+  }
+  if (new URL(value).username || new URL(value).password)
+    throw invalid('Put credentials in --token-stdin, not in the API URL');
+  return value;
+}
+
+function checkHostRepository(value: string): string {
+  const trimmed = value.trim().replace(/^\/+|\/+$/g, '');
+  if (!/^[\w.-]+(\/[\w.-]+)+$/.test(trimmed))
+    throw invalid(`Host repository must look like owner/name (got "${value}")`);
+  return trimmed;
+}

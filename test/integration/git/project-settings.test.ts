@@ -1,0 +1,171 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveCodeHostSettings } from '../../../src/domain/agent/code-host.ts';
+import { systemClock } from '../../../src/domain/clock.ts';
+import { ProjectService } from '../../../src/domain/projects/project-service.ts';
+import { ProjectSettingsService } from '../../../src/domain/secrets/project-settings.ts';
+import { SecretBox } from '../../../src/domain/secrets/secret-box.ts';
+import type { Storage } from '../../../src/storage/database.ts';
+import { createTestDatabase, openTestStorage } from '../../helpers/storage.ts';
+
+const box = new SecretBox(`base64:${randomBytes(32).toString('base64')}`);
+const TOKEN = 'ghp_stored_secret_token_123456';
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function setup(repository = 'https://github.com/acme/docs.git') {
+  const { storage, cleanup } = await openTestStorage();
+  cleanups.push(cleanup);
+  const project = await new ProjectService(storage, systemClock).create({ name: 'Docs', repository });
+  return { storage, project, settings: new ProjectSettingsService(storage, box) };
+}
+
+async function rawSettings(storage: Storage, id: string): Promise<string> {
+  const row = await storage.db
+    .selectFrom('projects')
+    .select('settings')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.settings;
+}
+
+describe('ProjectSettingsService', () => {
+  it('stores a token sealed, never returns it, and the code host opens it', async () => {
+    const { storage, project, settings } = await setup();
+    const shown = await settings.update(project.id, {
+      credentials: { token: TOKEN },
+      draft: false,
+      model: 'openai:gpt-5',
+    });
+    expect(shown).toEqual({
+      projectId: project.id,
+      model: 'openai:gpt-5',
+      draft: false,
+      codeHost: { kind: 'github', apiUrl: null, repository: null, credentials: 'stored' },
+    });
+    expect(JSON.stringify(shown)).not.toContain(TOKEN);
+    const raw = await rawSettings(storage, project.id);
+    expect(raw).not.toContain(TOKEN);
+    const stored = JSON.parse(raw) as Record<string, unknown>;
+    expect(resolveCodeHostSettings(project, stored, box)).toEqual({
+      kind: 'github',
+      apiUrl: 'https://api.github.com',
+      auth: { type: 'token', token: TOKEN },
+    });
+    expect(await settings.show(project.id)).toEqual(shown);
+  });
+
+  it('keeps credentials across unrelated changes, drops them when the host changes, clears on request', async () => {
+    const { storage, project, settings } = await setup('https://git.example.com/acme/docs.git');
+    await settings.update(project.id, {
+      host: 'github',
+      apiUrl: 'https://git.example.com/api/v3/',
+      credentials: { token: TOKEN },
+    });
+    const after = await settings.update(project.id, { hostRepository: 'acme/docs', model: null });
+    expect(after.codeHost).toEqual({
+      kind: 'github',
+      apiUrl: 'https://git.example.com/api/v3',
+      repository: 'acme/docs',
+      credentials: 'stored',
+    });
+    const switched = await settings.update(project.id, { host: 'gitlab' });
+    expect(switched.codeHost).toEqual({
+      kind: 'gitlab',
+      apiUrl: null,
+      repository: null,
+      credentials: 'none',
+    });
+    await settings.update(project.id, { credentials: { token: 'glpat-x' } });
+    const cleared = await settings.update(project.id, { credentials: null });
+    expect(cleared.codeHost?.credentials).toBe('none');
+    expect(await rawSettings(storage, project.id)).not.toContain('credentials');
+    expect((await settings.update(project.id, { host: null })).codeHost).toBeNull();
+  });
+
+  it('refuses what cannot work, with a clear reason', async () => {
+    const { project, settings, storage } = await setup('https://git.example.com/acme/docs.git');
+    await expect(settings.update(project.id, { credentials: { token: TOKEN } })).rejects.toThrow(
+      /--host github\|gitlab\|local/,
+    );
+    await expect(settings.update(project.id, { model: 'gpt' })).rejects.toThrow(/provider:model-id/);
+    await expect(settings.update(project.id, { host: 'github', apiUrl: 'ftp://x' })).rejects.toThrow(/http/);
+    await expect(settings.update(project.id, { host: 'local', credentials: { token: 'x' } })).rejects.toThrow(
+      /local repository/,
+    );
+    await expect(
+      settings.update(project.id, {
+        host: 'gitlab',
+        credentials: { appId: '1', privateKey: 'k', installationId: 2 },
+      }),
+    ).rejects.toThrow(/GitLab takes an access token/);
+    const noKey = new ProjectSettingsService(storage, null);
+    await expect(noKey.update(project.id, { host: 'github', credentials: { token: TOKEN } })).rejects.toThrow(
+      /DOCWRIGHT_SECRET_KEY is not configured/,
+    );
+    await expect(settings.update('prj_missing', { draft: true })).rejects.toThrow(/not found/);
+  });
+});
+
+describe('docwright projects update', () => {
+  const bin = fileURLToPath(new URL('../../../bin/docwright.js', import.meta.url));
+  function cli(env: Record<string, string>, args: string[], stdin?: string) {
+    return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [bin, ...args],
+        { env: { PATH: process.env.PATH ?? '', DOCWRIGHT_LOG_LEVEL: 'silent', ...env } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+      child.stdin?.end(stdin ?? '');
+    });
+  }
+
+  it('sets the model, draft setting and host, and refuses to store a token without a secret key', async () => {
+    const database = createTestDatabase();
+    cleanups.push(() => database.drop());
+    const created = await cli(database.env, [
+      'projects',
+      'create',
+      '--name',
+      'Docs',
+      '--repo',
+      'https://github.com/acme/docs.git',
+      '--json',
+    ]);
+    expect(created.code).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+
+    const updated = await cli(database.env, [
+      'projects',
+      'update',
+      id,
+      '--model',
+      'anthropic:claude-sonnet-4-5',
+      '--ready',
+      '--host',
+      'github',
+      '--json',
+    ]);
+    expect(updated.stderr).toBe('');
+    expect(JSON.parse(updated.stdout)).toEqual({
+      projectId: id,
+      model: 'anthropic:claude-sonnet-4-5',
+      draft: false,
+      codeHost: { kind: 'github', apiUrl: null, repository: null, credentials: 'none' },
+    });
+
+    const refused = await cli(database.env, ['projects', 'update', id, '--token-stdin'], `${TOKEN}\n`);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('DOCWRIGHT_SECRET_KEY is not configured');
+    expect(refused.stderr + refused.stdout).not.toContain(TOKEN);
+
+    const bad = await cli(database.env, ['projects', 'update', id, '--host', 'bitbucket']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--host must be one of github, gitlab, local');
+  });
+});
