@@ -72,7 +72,6 @@ function buildProgram(): Command {
       }),
     );
 
-
   const keys = program.command('keys').description('manage admin API keys');
   keys
     .command('create')
