@@ -65,7 +65,7 @@ export class GitRunner {
     const argv = [...Object.entries(config).flatMap(([key, value]) => ['-c', `${key}=${value}`]), ...args];
     const secrets = secretsOf(opts.credentials);
     const env: NodeJS.ProcessEnv = {
-      ...this.env,
+      ...withoutRepositoryOverrides(this.env),
       GIT_TERMINAL_PROMPT: '0',
       GIT_ASKPASS: '',
       SSH_ASKPASS: '',
@@ -128,6 +128,27 @@ export class GitRunner {
       clean,
     );
   }
+}
+
+// Variables that would point git at another repository, index or object store than `cwd`
+// (set, say, when Docwright is started from inside a git hook).
+const REPOSITORY_OVERRIDES = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_CEILING_DIRECTORIES',
+  'GIT_CONFIG_PARAMETERS',
+];
+
+function withoutRepositoryOverrides(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  for (const name of REPOSITORY_OVERRIDES) delete copy[name];
+  for (const name of Object.keys(copy)) if (/^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(name)) delete copy[name];
+  return copy;
 }
 
 /** The Basic header git sends; GitHub wants `x-access-token`, GitLab accepts `oauth2`. */
