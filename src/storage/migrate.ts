@@ -22,7 +22,15 @@ export async function migrate(storage: Storage, config: DatabaseConfig): Promise
   if (config.kind === 'postgres' && config.schema) {
     await sql`create schema if not exists ${sql.id(config.schema)}`.execute(storage.db);
   }
-  const migrator = new Migrator({ db: storage.db, provider });
+  // Kysely looks for its own tables in every schema unless told which one; another schema of
+  // the same database (another installation, a test) would then hide ours.
+  const migrationTableSchema =
+    config.kind === 'postgres' ? (config.schema ?? (await currentSchema(storage))) : undefined;
+  const migrator = new Migrator({
+    db: storage.db,
+    provider,
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   // Kysely locks migrations with a row lock on PostgreSQL but not on SQLite, where two
   // processes starting on a fresh file would race; a lock directory serialises them.
   const { error, results } =
@@ -34,6 +42,11 @@ export async function migrate(storage: Storage, config: DatabaseConfig): Promise
     throw new Error(`Database migration ${failed} failed: ${(error as Error).message}`);
   }
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+async function currentSchema(storage: Storage): Promise<string> {
+  const result = await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db);
+  return result.rows[0]?.schema ?? 'public';
 }
 
 const STALE_LOCK_MS = 60_000;

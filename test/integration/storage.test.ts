@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/database.ts';
 import { migrate } from '../../src/storage/migrate.ts';
-import { currentSchema, openTestStorage, type TestDatabase, testBackend } from '../helpers/storage.ts';
+import {
+  createTestDatabase,
+  currentSchema,
+  openTestStorage,
+  type TestDatabase,
+  testBackend,
+} from '../helpers/storage.ts';
 
 describe(`storage on ${testBackend}`, () => {
   let storage: Storage;
@@ -23,5 +29,19 @@ describe(`storage on ${testBackend}`, () => {
     expect(tables.map((t) => t.name)).toEqual(
       expect.arrayContaining(['projects', 'api_keys', 'jobs', 'turns', 'messages', 'rate_limit_windows']),
     );
+  });
+
+  it('migrates a schema of its own even when another schema of the database has Kysely tables', async () => {
+    // `storage` above already holds migration tables in its schema; a second installation in
+    // another schema of the same database must still get its own.
+    const sibling = createTestDatabase();
+    const other = sibling.open();
+    try {
+      expect((await migrate(other, sibling.config)).applied).toContain('0001_initial');
+      expect((await other.db.selectFrom('projects').selectAll().execute()).length).toBe(0);
+    } finally {
+      await other.close();
+      await sibling.drop();
+    }
   });
 });
