@@ -2,6 +2,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Agent } from '../domain/agent/agent.ts';
 import { UnconfiguredAgent } from '../domain/agent/unconfigured-agent.ts';
+import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
+import {
+  type AnalyticsOptions,
+  DEFAULT_ANALYTICS_OPTIONS,
+  openAnalytics,
+} from '../domain/analytics/options.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobService } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
@@ -23,6 +29,10 @@ export interface Services {
   rateLimiter: RateLimiter;
   workSignal: WorkSignal;
   agent: Agent;
+  analytics: AnalyticsService;
+  analyticsOptions: AnalyticsOptions;
+  /** Limits analytics exports per project (ingestion is not limited). */
+  analyticsRateLimiter: RateLimiter;
   close(): Promise<void>;
 }
 
@@ -31,6 +41,7 @@ export interface ServiceOverrides {
   agent?: Agent;
   /** Use an already open storage (tests hand in one per test). */
   storage?: Storage;
+  analytics?: Partial<AnalyticsOptions>;
 }
 
 export async function openServices(
@@ -47,6 +58,8 @@ export async function openServices(
   }
   const clock = overrides.clock ?? systemClock;
   const workSignal = new WorkSignal();
+  const analyticsOptions = { ...DEFAULT_ANALYTICS_OPTIONS, ...overrides.analytics };
+  const analytics = openAnalytics({ dataDir: config.dataDir, clock, logger, settings: analyticsOptions });
   return {
     config,
     storage,
@@ -62,7 +75,18 @@ export async function openServices(
       config.http.rateLimitWindowSeconds,
     ),
     agent: overrides.agent ?? new UnconfiguredAgent(),
-    close: () => storage.close(),
+    analytics,
+    analyticsOptions,
+    analyticsRateLimiter: new RateLimiter(
+      storage,
+      clock,
+      analyticsOptions.rateLimitPerWindow,
+      config.http.rateLimitWindowSeconds,
+    ),
+    close: async () => {
+      await analytics.close();
+      await storage.close();
+    },
   };
 }
 

@@ -1,6 +1,7 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config.ts';
 import { DomainError } from '../domain/errors.ts';
+import { KEY_SCOPES } from '../domain/keys/key-service.ts';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { createProjectCommand, listProjectsCommand, updateProjectCommand } from './commands/projects.ts';
@@ -78,8 +79,15 @@ function buildProgram(): Command {
     .description('create an admin API key (shown once)')
     .requiredOption('--project <id>', 'project the key belongs to')
     .option('--name <name>', 'a name to tell keys apart', 'default')
+    .addOption(
+      new Option('--scope <scope>', 'admin: everything; ingest: send analytics events only')
+        .choices(KEY_SCOPES)
+        .default('admin'),
+    )
     .option(...json)
-    .action((o) => createKeyCommand({ project: o.project, name: o.name, json: Boolean(o.json) }));
+    .action((o) =>
+      createKeyCommand({ project: o.project, name: o.name, scope: o.scope, json: Boolean(o.json) }),
+    );
   keys
     .command('list')
     .description("list a project's keys (never the keys themselves)")

@@ -8,6 +8,8 @@ import type { Services } from '../app/services.ts';
 import { projectAuthenticator } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
+import { analyticsRoutes } from './routes/analytics.ts';
+import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { Conversation, ErrorBody, Job, JobList } from './schemas.ts';
 import { installValidators } from './validation.ts';
@@ -68,6 +70,11 @@ export async function buildHttpApp({ services, logger }: HttpAppOptions): Promis
   for (const schema of [ErrorBody, Job, JobList, Conversation]) app.addSchema(schema);
 
   await app.register(metaRoutes);
+  await app.register(analyticsCollectRoutes, {
+    analytics: services.analytics,
+    trustedProxies: services.analyticsOptions.trustedProxies,
+    clock: services.clock,
+  });
   await app.register(async (api) => {
     api.addHook('onRequest', projectAuthenticator(services.keys, services.projects));
     await api.register(agentJobRoutes, {
@@ -75,6 +82,10 @@ export async function buildHttpApp({ services, logger }: HttpAppOptions): Promis
       projects: services.projects,
       rateLimiter: services.rateLimiter,
       maxPromptLength: config.http.maxPromptLength,
+    });
+    await api.register(analyticsRoutes, {
+      analytics: services.analytics,
+      rateLimiter: services.analyticsRateLimiter,
     });
   });
   return app;

@@ -7,6 +7,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
   }
+  interface FastifyContextConfig {
+    /** Key scopes that may call the route; admin only when absent. */
+    scopes?: readonly string[];
+  }
 }
 
 /**
@@ -35,6 +39,13 @@ export function projectAuthenticator(keys: KeyService, projects: ProjectService)
       );
       if (!exists) throw new DomainError('not_found', `Project ${projectId} not found`);
       throw new DomainError('forbidden', 'This API key belongs to another project');
+    }
+    const scopes = request.routeOptions.config.scopes ?? ['admin'];
+    if (!scopes.includes(principal.scope)) {
+      throw new DomainError(
+        'forbidden',
+        `An API key with scope "${principal.scope}" cannot call this endpoint`,
+      );
     }
     request.principal = principal;
   };

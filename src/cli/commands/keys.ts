@@ -1,12 +1,21 @@
+import type { KeyScope } from '../../domain/keys/key-service.ts';
 import { withServices } from '../context.ts';
 import { print, table } from '../output.ts';
 
-export async function createKeyCommand(options: { project: string; name?: string; json: boolean }) {
-  const created = await withServices((s) => s.keys.create(options.project, options.name ?? 'default'));
+export async function createKeyCommand(options: {
+  project: string;
+  name?: string;
+  scope?: KeyScope;
+  json: boolean;
+}) {
+  const created = await withServices((s) =>
+    s.keys.create(options.project, options.name ?? 'default', options.scope ?? 'admin'),
+  );
   print(options.json, { key: created.key, ...created.info }, (k) =>
-    [`Created API key ${k.id} for project ${k.projectId}.`, `Key (shown once, store it now): ${k.key}`].join(
-      '\n',
-    ),
+    [
+      `Created ${k.scope} API key ${k.id} for project ${k.projectId}.`,
+      `Key (shown once, store it now): ${k.key}`,
+    ].join('\n'),
   );
 }
 
@@ -14,8 +23,8 @@ export async function listKeysCommand(options: { project: string; json: boolean 
   const keys = await withServices((s) => s.keys.list(options.project));
   print(options.json, keys, (list) =>
     table(
-      ['ID', 'NAME', 'KEY', 'CREATED', 'LAST USED', 'REVOKED'],
-      list.map((k) => [k.id, k.name, k.hint, k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-']),
+      ['ID', 'NAME', 'SCOPE', 'KEY', 'CREATED', 'LAST USED', 'REVOKED'],
+      list.map((k) => [k.id, k.name, k.scope, k.hint, k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-']),
     ),
   );
 }

@@ -14,7 +14,8 @@ import { DomainError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, keyHint } from './api-key-format.ts';
 
-export const KEY_SCOPES = ['admin'] as const;
+/** `admin` may do everything; `ingest` may only send analytics events (for docs servers). */
+export const KEY_SCOPES = ['admin', 'ingest'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export interface ApiKeyInfo {

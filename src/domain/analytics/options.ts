@@ -1,0 +1,52 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { EmbeddedAnalyticsStore } from '../../storage/analytics/embedded-store.ts';
+import type { Clock } from '../clock.ts';
+import { AnalyticsService, DEFAULT_MAX_BATCH } from './analytics-service.ts';
+import type { SaltRotation } from './identity.ts';
+
+/** Deployment settings of docs analytics (read in src/config, passed in through services). */
+export interface AnalyticsOptions {
+  /** Salt rotation for anonymous visitor ids. */
+  saltRotation: SaltRotation;
+  /** Most events per ingestion request. */
+  maxBatch: number;
+  /** Proxies whose X-Forwarded-For the browser collect endpoint believes (IPs, CIDRs, names). */
+  trustedProxies: string[];
+  /** Export requests per project per rate-limit window; 0 disables. */
+  rateLimitPerWindow: number;
+  /** `full`: an acknowledged view survives power loss; `normal`: a process crash. */
+  durability: 'full' | 'normal';
+  /** The analytics file; null: `analytics.sqlite` in the data dir. */
+  file: string | null;
+}
+
+export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
+  saltRotation: 'daily',
+  maxBatch: DEFAULT_MAX_BATCH,
+  trustedProxies: [],
+  rateLimitPerWindow: 1000,
+  durability: 'full',
+  file: null,
+};
+
+/** The analytics service over the embedded store (the default, serverless engine). */
+export function openAnalytics(options: {
+  dataDir: string;
+  clock: Clock;
+  logger: Logger;
+  settings: AnalyticsOptions;
+}): AnalyticsService {
+  const store = new EmbeddedAnalyticsStore({
+    file: options.settings.file ?? path.join(options.dataDir, 'analytics.sqlite'),
+    synchronous: options.settings.durability,
+    clock: options.clock,
+    logger: options.logger,
+  });
+  return new AnalyticsService({
+    store,
+    clock: options.clock,
+    saltRotation: options.settings.saltRotation,
+    maxBatch: options.settings.maxBatch,
+  });
+}

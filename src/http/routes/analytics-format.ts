@@ -1,0 +1,85 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { QueryIssue } from '../../domain/analytics/query-params.ts';
+import type { Breakdown, Counts, PageReport, SeriesPoint } from '../../domain/analytics/store.ts';
+
+/** True when the caller asked for CSV (`Accept: text/csv`) rather than JSON. */
+export function wantsCsv(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return /(^|,)\s*text\/csv\b/i.test(accept);
+}
+
+/** The API's one error shape for bad query parameters: 400 with each parameter named. */
+export function sendQueryIssues(request: FastifyRequest, reply: FastifyReply, issues: QueryIssue[]) {
+  return reply.code(400).send({
+    error: `Invalid query parameters: ${issues.map((i) => i.message).join('; ')}`,
+    details: issues.map((i) => ({ message: i.message })),
+    requestId: request.id,
+  });
+}
+
+export function pagesJson(report: PageReport, key: 'visitors' | 'views') {
+  return { totals: report.totals, [key]: report.rows, hasMore: report.hasMore };
+}
+
+export function sendPagesCsv(reply: FastifyReply, report: PageReport) {
+  const lines = [
+    ['path', 'human', 'ai', 'total'],
+    ...report.rows.map((r) => [r.path, r.human, r.ai, r.total]),
+  ];
+  return reply
+    .header('x-has-more', String(report.hasMore))
+    .header('x-totals', countsHeader(report.totals))
+    .type('text/csv; charset=utf-8')
+    .send(csv(lines));
+}
+
+export function seriesJson(interval: string, points: SeriesPoint[]) {
+  return {
+    interval,
+    points: points.map((p) => ({
+      start: new Date(p.start).toISOString(),
+      visitors: p.visitors,
+      views: p.views,
+    })),
+  };
+}
+
+export function sendSeriesCsv(reply: FastifyReply, points: SeriesPoint[]) {
+  const lines: Array<Array<string | number>> = [
+    ['start', 'visitors_human', 'visitors_ai', 'visitors_total', 'views_human', 'views_ai', 'views_total'],
+  ];
+  for (const p of points) {
+    lines.push([
+      new Date(p.start).toISOString(),
+      p.visitors.human,
+      p.visitors.ai,
+      p.visitors.total,
+      p.views.human,
+      p.views.ai,
+      p.views.total,
+    ]);
+  }
+  return reply.type('text/csv; charset=utf-8').send(csv(lines));
+}
+
+export function sendBreakdownCsv(reply: FastifyReply, breakdown: Breakdown) {
+  const lines: Array<Array<string | number>> = [['kind', 'name', 'category', 'visitors', 'views']];
+  for (const c of breakdown.categories) lines.push(['category', c.category, c.category, c.visitors, c.views]);
+  for (const a of breakdown.agents) lines.push(['agent', a.agent, a.category, a.visitors, a.views]);
+  return reply.type('text/csv; charset=utf-8').send(csv(lines));
+}
+
+function countsHeader(counts: Counts): string {
+  return `human=${counts.human}, ai=${counts.ai}, total=${counts.total}`;
+}
+
+/** RFC 4180, and a leading quote on text that a spreadsheet would run as a formula. */
+export function csv(lines: Array<Array<string | number>>): string {
+  return `${lines.map((cells) => cells.map(csvCell).join(',')).join('\r\n')}\r\n`;
+}
+
+function csvCell(value: string | number): string {
+  if (typeof value === 'number') return String(value);
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}

@@ -1,0 +1,254 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AnalyticsService } from '../../domain/analytics/analytics-service.ts';
+import { CATEGORIES } from '../../domain/analytics/categories.ts';
+import {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  parsePageParams,
+  parseRangeParams,
+  parseSeriesParams,
+} from '../../domain/analytics/query-params.ts';
+import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.ts';
+import { bodyErrorResponses, errorResponses, ProjectParams } from '../schemas.ts';
+import {
+  pagesJson,
+  sendBreakdownCsv,
+  sendPagesCsv,
+  sendQueryIssues,
+  sendSeriesCsv,
+  seriesJson,
+  wantsCsv,
+} from './analytics-format.ts';
+
+export interface AnalyticsRoutesOptions {
+  analytics: AnalyticsService;
+  /** Limits the exports per project, like the rest of the API. */
+  rateLimiter: RateLimiter;
+}
+
+const tags = ['Docs analytics'];
+const security = [{ bearerAuth: [] }];
+// An ingestion key (scope `ingest`) may call the ingestion endpoint and nothing else.
+const INGEST_SCOPES = ['admin', 'ingest'];
+
+const Counts = Type.Object({
+  human: Type.Integer({ description: 'Distinct human visitors (or views).' }),
+  ai: Type.Integer({ description: 'Distinct AI visitors (or views): assistants, agents, Markdown fetches.' }),
+  total: Type.Integer({ description: 'Distinct visitors in either: a visitor seen both ways counts once.' }),
+});
+const PageRow = Type.Object({
+  path: Type.String(),
+  human: Type.Integer(),
+  ai: Type.Integer(),
+  total: Type.Integer(),
+});
+
+const dateParam = (name: string, bound: string) =>
+  Type.Optional(
+    Type.String({
+      description: `${bound}: YYYY-MM-DD (midnight UTC) or an ISO 8601 date-time with offset. Absent: unbounded.`,
+      examples: [name === 'dateFrom' ? '2025-03-01' : '2025-03-21T00:00:00+01:00'],
+    }),
+  );
+const RangeQuery = Type.Object({
+  dateFrom: dateParam('dateFrom', 'Inclusive start'),
+  dateTo: dateParam('dateTo', 'Exclusive end'),
+});
+const PageQuery = Type.Object({
+  ...RangeQuery.properties,
+  limit: Type.Optional(
+    Type.String({ description: `Rows per page, 1-${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` }),
+  ),
+  offset: Type.Optional(Type.String({ description: 'Rows to skip (default 0); add limit while hasMore.' })),
+});
+const SeriesQuery = Type.Object({
+  ...RangeQuery.properties,
+  interval: Type.Optional(Type.String({ description: 'day (default) or hour: UTC buckets.' })),
+});
+
+const csvNote = ' Send `Accept: text/csv` for CSV.';
+
+/** `/v1/analytics/{projectId}/…`: ingestion and the exports. Authentication runs in a hook. */
+export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> = async (app, options) => {
+  const { analytics, rateLimiter } = options;
+
+  app.post(
+    '/v1/analytics/:projectId/events',
+    {
+      config: { scopes: INGEST_SCOPES },
+      // Room for a full batch of large events, whatever the API-wide body limit.
+      bodyLimit: Math.max(1024 * 1024, analytics.maxBatch * 4096),
+      schema: {
+        summary: 'Ingest page views',
+        description: `Server-side ingestion for docs servers and proxies: up to ${analytics.maxBatch} events per request. Answers 202 once the events are durable, with the counts of accepted and duplicate events (an event \`id\` makes retries idempotent) and, per rejected event, its index and reason. Accepts an admin key or an ingestion key (scope \`ingest\`).`,
+        tags,
+        security,
+        params: ProjectParams,
+        body: Type.Object({
+          events: Type.Array(
+            Type.Unknown({
+              description:
+                '{ timestamp (ISO 8601 with offset, or epoch ms), path, userAgent, ip?, visitorId?, accept?, referrer?, status?, id? }; ip or visitorId is required.',
+            }),
+            { maxItems: analytics.maxBatch },
+          ),
+        }),
+        response: {
+          202: Type.Object({
+            accepted: Type.Integer(),
+            duplicates: Type.Integer(),
+            rejected: Type.Array(Type.Object({ index: Type.Integer(), reason: Type.String() })),
+          }),
+          ...bodyErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await analytics.ingest(request.params.projectId, request.body.events);
+      return reply.code(202).send(result);
+    },
+  );
+
+  for (const measure of ['visitors', 'views'] as const) {
+    app.get(
+      `/v1/analytics/:projectId/${measure}`,
+      {
+        schema: {
+          summary: measure === 'visitors' ? 'Unique visitors per page' : 'Views per page',
+          description: `Exact distinct ${measure === 'visitors' ? 'visitors' : 'views'} per page, human and AI, over [dateFrom, dateTo). \`totals\` cover the whole range whatever the page; rows are ordered by total descending, then path ascending, so paging with offset += limit while hasMore visits every page exactly once.${csvNote}`,
+          tags,
+          security,
+          params: ProjectParams,
+          querystring: PageQuery,
+          response: {
+            200: Type.Object({ totals: Counts, [measure]: Type.Array(PageRow), hasMore: Type.Boolean() }),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        const parsed = parsePageParams(request.query);
+        if (!parsed.ok) return sendQueryIssues(request, reply, parsed.issues);
+        const { projectId } = request.params;
+        await rateLimiter.hit(`analytics:${projectId}`);
+        const report = await analytics.pages(projectId, measure, parsed.value);
+        if (wantsCsv(request)) return sendPagesCsv(reply, report);
+        return pagesJson(report, measure);
+      },
+    );
+  }
+
+  app.get(
+    '/v1/analytics/:projectId/timeseries',
+    {
+      schema: {
+        summary: 'Visitors and views over time',
+        description: `Distinct visitors and views per UTC day or hour, human and AI. Buckets at the range edges are clipped to it.${csvNote}`,
+        tags,
+        security,
+        params: ProjectParams,
+        querystring: SeriesQuery,
+        response: {
+          200: Type.Object({
+            interval: Type.String(),
+            points: Type.Array(
+              Type.Object({ start: Type.String({ format: 'date-time' }), visitors: Counts, views: Counts }),
+            ),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const parsed = parseSeriesParams(request.query);
+      if (!parsed.ok) return sendQueryIssues(request, reply, parsed.issues);
+      const { projectId } = request.params;
+      await rateLimiter.hit(`analytics:${projectId}`);
+      const points = await analytics.timeSeries(projectId, parsed.value);
+      if (wantsCsv(request)) return sendSeriesCsv(reply, points);
+      return seriesJson(parsed.value.interval, points);
+    },
+  );
+
+  app.get(
+    '/v1/analytics/:projectId/breakdown',
+    {
+      schema: {
+        summary: 'Visitors and views by category and by agent',
+        description: `Every category (human, ai, ai_crawler, search, bot) and every agent seen (ChatGPT, Claude Code, GPTBot, curl…), with distinct visitors and views.${csvNote}`,
+        tags,
+        security,
+        params: ProjectParams,
+        querystring: RangeQuery,
+        response: {
+          200: Type.Object({
+            categories: Type.Array(
+              Type.Object({
+                category: Type.Enum([...CATEGORIES]),
+                visitors: Type.Integer(),
+                views: Type.Integer(),
+              }),
+            ),
+            agents: Type.Array(
+              Type.Object({
+                agent: Type.String(),
+                category: Type.Enum([...CATEGORIES]),
+                visitors: Type.Integer(),
+                views: Type.Integer(),
+              }),
+            ),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const parsed = parseRangeParams(request.query);
+      if (!parsed.ok) return sendQueryIssues(request, reply, parsed.issues);
+      const { projectId } = request.params;
+      await rateLimiter.hit(`analytics:${projectId}`);
+      const breakdown = await analytics.breakdown(projectId, parsed.value);
+      if (wantsCsv(request)) return sendBreakdownCsv(reply, breakdown);
+      return breakdown;
+    },
+  );
+
+  const Settings = Type.Object({
+    allowedOrigins: Type.Array(Type.String(), {
+      description: 'Origins the browser tracker may post from, e.g. https://docs.example.com; "*" for any.',
+    }),
+    countAiCrawlersAsAi: Type.Boolean({
+      description: 'Count AI crawlers (GPTBot, ClaudeBot…) as ai in the exports.',
+    }),
+  });
+
+  app.get(
+    '/v1/analytics/:projectId/settings',
+    {
+      schema: {
+        summary: 'Get analytics settings',
+        tags,
+        security,
+        params: ProjectParams,
+        response: { 200: Settings, ...errorResponses },
+      },
+    },
+    (request) => analytics.settings(request.params.projectId),
+  );
+
+  app.patch(
+    '/v1/analytics/:projectId/settings',
+    {
+      schema: {
+        summary: 'Change analytics settings',
+        tags,
+        security,
+        params: ProjectParams,
+        body: Type.Partial(Settings),
+        response: { 200: Settings, ...bodyErrorResponses },
+      },
+    },
+    (request) => analytics.updateSettings(request.params.projectId, request.body),
+  );
+};

@@ -1,0 +1,229 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { testBackend } from '../../helpers/storage.ts';
+import { type AnalyticsTestApp, startAnalyticsApp } from './analytics-app.ts';
+
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const CLAUDE_CODE = 'Claude-User (claude-code/2.1.158; +https://support.anthropic.com/)';
+const GPTBOT =
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot';
+
+interface Report {
+  totals: { human: number; ai: number; total: number };
+  visitors: Array<{ path: string }>;
+  hasMore: boolean;
+}
+
+const errorBody = async (res: Response) => (await res.json()) as { error: string; details?: unknown };
+
+const views = [
+  { id: 'a1', timestamp: '2025-03-01T09:00:00Z', path: '/quickstart', userAgent: CHROME, ip: '203.0.113.1' },
+  { id: 'a2', timestamp: '2025-03-01T09:05:00Z', path: '/quickstart/', userAgent: CHROME, ip: '203.0.113.1' },
+  {
+    id: 'a3',
+    timestamp: '2025-03-01T10:00:00Z',
+    path: '/quickstart.md',
+    userAgent: CLAUDE_CODE,
+    ip: '203.0.113.2',
+  },
+  { id: 'a4', timestamp: '2025-03-01T11:00:00Z', path: '/api', userAgent: CHROME, visitorId: 'u1' },
+  {
+    id: 'a5',
+    timestamp: '2025-03-01T12:00:00Z',
+    path: '/api',
+    userAgent: 'curl/8.5.0',
+    visitorId: 'u1',
+    accept: 'text/markdown',
+  },
+  { id: 'a6', timestamp: '2025-03-02T00:00:00Z', path: '/api', userAgent: GPTBOT, ip: '198.51.100.9' },
+  {
+    id: 'a7',
+    timestamp: '2025-03-02T23:59:59.999+00:00',
+    path: '/guide',
+    userAgent: CHROME,
+    ip: '203.0.113.3',
+  },
+];
+
+describe(`analytics HTTP API on ${testBackend}`, () => {
+  let t: AnalyticsTestApp;
+  beforeEach(async () => {
+    t = await startAnalyticsApp();
+  });
+  afterEach(() => t.close());
+
+  const ingest = (events: unknown[], key?: string) =>
+    t.request('POST', `/v1/analytics/${t.project.id}/events`, { body: { events }, ...(key ? { key } : {}) });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    t.request('GET', `/v1/analytics/${t.project.id}${path}`, { headers });
+  const json = async (path: string) => (await (await get(path)).json()) as Report;
+
+  it('ingests with 202, reports duplicates and rejections, and retries add nothing', async () => {
+    const first = await ingest([...views, { path: '/x' }]);
+    expect(first.status).toBe(202);
+    expect(await first.json()).toEqual({
+      accepted: 7,
+      duplicates: 0,
+      rejected: [{ index: 7, reason: 'timestamp is required' }],
+    });
+    const retry = await ingest(views);
+    expect(await retry.json()).toEqual({ accepted: 0, duplicates: 7, rejected: [] });
+
+    const res = await get('/visitors');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      // u1 is one visitor seen as human (Chrome) and as ai (curl asking for Markdown).
+      totals: { human: 3, ai: 2, total: 4 },
+      visitors: [
+        { path: '/api', human: 1, ai: 1, total: 1 },
+        { path: '/guide', human: 1, ai: 0, total: 1 },
+        { path: '/quickstart', human: 1, ai: 1, total: 2 },
+      ].sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : 1)),
+      hasMore: false,
+    });
+    const viewsRes = await get('/views');
+    expect(await viewsRes.json()).toMatchObject({
+      totals: { human: 4, ai: 2, total: 6 },
+      views: expect.arrayContaining([{ path: '/quickstart', human: 2, ai: 1, total: 3 }]),
+    });
+  });
+
+  it('honours dateFrom inclusive, dateTo exclusive, offsets, and pages exactly', async () => {
+    await ingest(views);
+    const day2 = await json('/visitors?dateFrom=2025-03-02&dateTo=2025-03-03');
+    expect(day2.totals).toEqual({ human: 1, ai: 0, total: 1 });
+    // 01:00+01:00 is midnight UTC; the exclusive dateTo at 09:05Z leaves out the second view.
+    const offset = await json(
+      `/visitors?dateFrom=${encodeURIComponent('2025-03-01T01:00:00+01:00')}&dateTo=2025-03-01T09:05:00Z`,
+    );
+    expect(offset.totals).toEqual({ human: 1, ai: 0, total: 1 });
+
+    await t.request('PATCH', `/v1/analytics/${t.project.id}/settings`, {
+      body: { countAiCrawlersAsAi: true },
+    });
+    const withCrawlers = await json('/visitors?dateFrom=2025-03-02');
+    expect(withCrawlers.totals).toEqual({ human: 1, ai: 1, total: 2 });
+
+    const walked = [];
+    for (let offsetParam = 0; ; offsetParam += 1) {
+      const page = await json(`/visitors?limit=1&offset=${offsetParam}`);
+      walked.push(...page.visitors);
+      if (!page.hasMore) break;
+    }
+    expect(walked.map((r) => r.path)).toEqual(['/api', '/quickstart', '/guide']);
+  });
+
+  it('answers 400 with details naming the parameter', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['dateFrom=2025-02-30', /^dateFrom must be a date/],
+      ['dateTo=yesterday', /^dateTo must be a date/],
+      ['dateFrom=2025-03-02&dateTo=2025-03-01', /^dateFrom must be before dateTo/],
+      ['limit=0', /^limit must be an integer from 1 to 250/],
+      ['limit=251', /^limit/],
+      ['limit=1.5', /^limit/],
+      ['offset=-3', /^offset must be an integer of 0 or more/],
+      ['offset=abc', /^offset/],
+    ];
+    for (const [query, message] of cases) {
+      const res = await get(`/visitors?${query}`);
+      expect(res.status, query).toBe(400);
+      const body = (await res.json()) as { error: string; details: unknown };
+      expect(body.error).toMatch(/Invalid query parameters/);
+      expect(body.details, query).toEqual([{ message: expect.stringMatching(message) }]);
+    }
+  });
+
+  it('serves CSV when asked, a time series and a breakdown', async () => {
+    await ingest(views);
+    const csv = await get('/visitors?limit=2', { accept: 'text/csv' });
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.headers.get('x-has-more')).toBe('true');
+    expect(await csv.text()).toBe('path,human,ai,total\r\n/quickstart,1,1,2\r\n/api,1,1,1\r\n');
+
+    const series = await (await get('/timeseries?interval=day')).json();
+    expect(series).toEqual({
+      interval: 'day',
+      points: [
+        {
+          start: '2025-03-01T00:00:00.000Z',
+          visitors: { human: 2, ai: 2, total: 3 },
+          views: { human: 3, ai: 2, total: 5 },
+        },
+        {
+          start: '2025-03-02T00:00:00.000Z',
+          visitors: { human: 1, ai: 0, total: 1 },
+          views: { human: 1, ai: 0, total: 1 },
+        },
+      ],
+    });
+    const seriesCsv = await (
+      await get('/timeseries?interval=hour&dateFrom=2025-03-02', { accept: 'text/csv' })
+    ).text();
+    expect(seriesCsv.split('\r\n')[0]).toBe(
+      'start,visitors_human,visitors_ai,visitors_total,views_human,views_ai,views_total',
+    );
+    expect(seriesCsv.split('\r\n')).toContain('2025-03-02T23:00:00.000Z,1,0,1,1,0,1');
+
+    const breakdown = (await (await get('/breakdown')).json()) as {
+      categories: unknown[];
+      agents: unknown[];
+    };
+    expect(breakdown.categories).toContainEqual({ category: 'ai_crawler', visitors: 1, views: 1 });
+    expect(breakdown.agents).toContainEqual({ agent: 'Claude Code', category: 'ai', visitors: 1, views: 1 });
+    expect(breakdown.agents).toContainEqual({ agent: 'curl', category: 'ai', visitors: 1, views: 1 });
+    expect((await get('/timeseries?interval=week')).status).toBe(400);
+  });
+
+  it('limits an ingestion key to ingestion, and keys to their project', async () => {
+    const { key: ingestKey } = await t.services.keys.create(t.project.id, 'docs server', 'ingest');
+    expect((await ingest(views.slice(0, 1), ingestKey)).status).toBe(202);
+    for (const path of ['/visitors', '/views', '/timeseries', '/breakdown', '/settings']) {
+      const res = await t.request('GET', `/v1/analytics/${t.project.id}${path}`, { key: ingestKey });
+      expect(res.status, path).toBe(403);
+      expect((await errorBody(res)).error).toMatch(/scope "ingest"/);
+    }
+    expect((await t.request('GET', `/v2/agent/${t.project.id}/jobs`, { key: ingestKey })).status).toBe(403);
+
+    const other = await t.services.projects.create({
+      name: 'Other',
+      repository: 'https://example.com/o.git',
+    });
+    expect((await t.request('GET', `/v1/analytics/${other.id}/visitors`)).status).toBe(403);
+    expect((await t.request('GET', `/v1/analytics/${t.project.id}/visitors`, { key: null })).status).toBe(
+      401,
+    );
+  });
+
+  it('rejects a batch over the limit and a body that is not a batch', async () => {
+    const many = Array.from({ length: 1001 }, () => views[0]);
+    const res = await ingest(many);
+    expect(res.status).toBe(400);
+    expect((await errorBody(res)).error).toMatch(/events/);
+    const bad = await t.request('POST', `/v1/analytics/${t.project.id}/events`, { body: { nope: [] } });
+    expect(bad.status).toBe(400);
+    expect((await errorBody(bad)).details).toEqual([{ message: 'events is required' }]);
+  });
+});
+
+describe(`analytics rate limit on ${testBackend}`, () => {
+  it('limits exports per project like the rest of the API, but not ingestion', async () => {
+    const t = await startAnalyticsApp({ analytics: { rateLimitPerWindow: 2 } });
+    try {
+      const get = () => t.request('GET', `/v1/analytics/${t.project.id}/visitors`);
+      expect((await get()).status).toBe(200);
+      expect((await get()).status).toBe(200);
+      const limited = await get();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      const event = { timestamp: '2025-03-01T00:00:00Z', path: '/', userAgent: CHROME, ip: '203.0.113.1' };
+      for (let i = 0; i < 3; i++) {
+        const res = await t.request('POST', `/v1/analytics/${t.project.id}/events`, {
+          body: { events: [event] },
+        });
+        expect(res.status).toBe(202);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
