@@ -103,10 +103,8 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
   );
 }
 
-// DOCWRIGHT_SECRET_KEY reaches the configuration as `secretKey` (see docs/code-hosts.md).
 function secretBoxFrom(config: Config): SecretBox | null {
-  const key = (config as Config & { secretKey?: string | null }).secretKey;
-  return key ? new SecretBox(key) : null;
+  return config.secretKey ? new SecretBox(config.secretKey) : null;
 }
 
 async function readStdin(): Promise<string> {

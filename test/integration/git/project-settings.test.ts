@@ -164,6 +164,28 @@ describe('docwright projects update', () => {
     expect(refused.stderr).toContain('DOCWRIGHT_SECRET_KEY is not configured');
     expect(refused.stderr + refused.stdout).not.toContain(TOKEN);
 
+    const keyed = { ...database.env, DOCWRIGHT_SECRET_KEY: 'a passphrase long enough for scrypt' };
+    const stored = await cli(keyed, ['projects', 'update', id, '--token-stdin'], `${TOKEN}\n`);
+    expect(stored.stderr).toBe('');
+    expect(stored.stdout).toContain('credentials:  stored (encrypted)');
+    expect(stored.stdout).not.toContain(TOKEN);
+    const storage = database.open();
+    try {
+      const raw = await rawSettings(storage, id);
+      expect(raw).not.toContain(TOKEN);
+      const opened = resolveCodeHostSettings(
+        { id, repository: 'https://github.com/acme/docs.git' },
+        JSON.parse(raw) as Record<string, unknown>,
+        new SecretBox('a passphrase long enough for scrypt'),
+      );
+      expect(opened).toMatchObject({ kind: 'github', auth: { type: 'token', token: TOKEN } });
+    } finally {
+      await storage.close();
+    }
+    const shown = await cli(keyed, ['projects', 'update', id, '--json']);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ codeHost: { credentials: 'stored' } });
+    expect(shown.stdout).not.toContain(TOKEN);
+
     const bad = await cli(database.env, ['projects', 'update', id, '--host', 'bitbucket']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--host must be one of github, gitlab, local');
