@@ -52,6 +52,22 @@ function matchAgent(userAgent: string): AgentPattern | null {
  * (browsers never do on their own; agents that borrow a browser's user agent do).
  */
 export function classify(userAgent: string, hints: FetchHints): Classification {
+  const cache =
+    resultCaches[(hints.markdownPath ? 1 : 0) | (hints.acceptsMarkdown ? 2 : 0) | (hints.llmsTxt ? 4 : 0)];
+  const cached = cache?.get(userAgent);
+  if (cached) return cached;
+  const result = classifyUncached(userAgent, hints);
+  if (cache) {
+    if (cache.size >= MATCH_CACHE_LIMIT) cache.clear();
+    cache.set(userAgent, result);
+  }
+  return result;
+}
+
+// One cache per combination of fetch hints: the classification is pure.
+const resultCaches = Array.from({ length: 8 }, () => new Map<string, Classification>());
+
+function classifyUncached(userAgent: string, hints: FetchHints): Classification {
   const ua = userAgent.trim();
   const wantsMarkdown = hints.markdownPath || hints.acceptsMarkdown || hints.llmsTxt;
   const named = ua === '' ? null : matchAgent(ua);

@@ -18,6 +18,8 @@ export const EXPLICIT_ID_PERIOD = 'visitor-id';
 
 const DAY_MS = 86_400_000;
 export const VISITOR_KEY_BYTES = 16;
+/** Keys start with their period's first day (big-endian), so one period's keys sort together. */
+const PERIOD_PREFIX_BYTES = 4;
 
 /** The period a timestamp falls in: `2025-03-14`, `week-2025-03-10` (Monday), `2025-03`, `never`. */
 export function saltPeriod(rotation: SaltRotation, timestampMs: number): string {
@@ -79,22 +81,45 @@ export class VisitorIdentity {
   /** The 16-byte visitor key. Its salt must have been loaded with `prepare`. */
   key(input: IdentityInput): Buffer {
     if (input.visitorId !== undefined) {
-      return this.hmac(EXPLICIT_ID_PERIOD, `${input.projectId}\u0000${input.visitorId}`);
+      return this.hmac(EXPLICIT_ID_PERIOD, 0, `${input.projectId}\u0000${input.visitorId}`);
     }
     const period = this.periodOf(input.timestamp);
     const message = `${input.projectId}\u0000${input.ip ?? ''}\u0000${input.userAgent}`;
     const cacheKey = `${period}\u0000${message}`;
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
-    const key = this.hmac(period, message);
+    const key = this.hmac(period, periodStartDay(this.rotation, input.timestamp), message);
     if (this.cache.size >= this.cacheLimit) this.cache.clear();
     this.cache.set(cacheKey, key);
     return key;
   }
 
-  private hmac(period: string, message: string): Buffer {
+  private hmac(period: string, prefix: number, message: string): Buffer {
     const salt = this.loaded.get(period);
     if (!salt) throw new Error(`Salt for period ${period} was not prepared`);
-    return createHmac('sha256', salt).update(message).digest().subarray(0, VISITOR_KEY_BYTES);
+    const key = Buffer.allocUnsafe(VISITOR_KEY_BYTES);
+    key.writeUInt32BE(prefix, 0);
+    createHmac('sha256', salt)
+      .update(message)
+      .digest()
+      .copy(key, PERIOD_PREFIX_BYTES, 0, VISITOR_KEY_BYTES - PERIOD_PREFIX_BYTES);
+    return key;
+  }
+}
+
+/** The first day (days since the epoch) of the period a timestamp falls in; 0 for `never`. */
+function periodStartDay(rotation: SaltRotation, timestampMs: number): number {
+  const day = Math.floor(timestampMs / DAY_MS);
+  switch (rotation) {
+    case 'never':
+      return 0;
+    case 'daily':
+      return day;
+    case 'weekly':
+      return day - ((day + 3) % 7);
+    case 'monthly': {
+      const date = new Date(timestampMs);
+      return Math.floor(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / DAY_MS);
+    }
   }
 }

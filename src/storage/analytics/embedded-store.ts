@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type Category, categoryFromCode } from '../../domain/analytics/categories.ts';
+import { CATEGORY_CODES, type Category, categoryFromCode } from '../../domain/analytics/categories.ts';
 import {
   type AnalyticsSettings,
   type AnalyticsStore,
@@ -18,7 +18,7 @@ import {
 } from '../../domain/analytics/store.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import { invalid } from '../../domain/errors.ts';
-import { AnalyticsDatabase, type AppendOutcome } from './analytics-database.ts';
+import { AnalyticsDatabase, type Chunk, RECORD_WORDS } from './analytics-database.ts';
 import {
   aiCodes,
   countPages,
@@ -28,14 +28,10 @@ import {
   unionCounts,
   viewCounts,
 } from './counting.ts';
-import {
-  CATEGORY_COUNT,
-  COUNTED_CATEGORIES,
-  DAY_MS,
-  DayIndex,
-  HOUR_MS,
-  type IndexedEvent,
-} from './day-index.ts';
+import { CATEGORY_COUNT, COUNTED_CATEGORIES, DAY_MS, DayIndex, type DayOwner, HOUR_MS } from './day-index.ts';
+import { KeySet } from './key-set.ts';
+import { LastSeen } from './prev-list.ts';
+import { rebuildPrevs } from './prev-rebuild.ts';
 import { deserializeDay, serializeDay } from './snapshot.ts';
 import type { VisitorSet } from './visitor-set.ts';
 
@@ -48,6 +44,8 @@ export interface EmbeddedStoreOptions {
   /** Most buckets one time series may have. */
   maxSeriesBuckets?: number;
   visitorCacheLimit?: number;
+  /** Most idempotency keys kept in memory across days (16 bytes each at most). */
+  keyCacheLimit?: number;
   clock?: Clock;
   logger?: Logger;
 }
@@ -65,6 +63,8 @@ interface RangeContext {
   to: number;
   /** One DayIndex per day touched, clipped to the range at its edges; ascending. */
   segments: DayIndex[];
+  /** True when every segment is a whole day of the index (no clipped edge). */
+  wholeDays: boolean;
   /** The newest event in any day touched: a cached answer with the same value is current. */
   fingerprint: number;
 }
@@ -76,6 +76,7 @@ interface CachedPages {
 }
 
 const CACHE_ENTRIES = 64;
+const DEFAULT_KEY_CACHE = 4_000_000;
 const BULK_TRIM_THRESHOLD = 100_000;
 
 /**
@@ -97,6 +98,9 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
   private flushScheduled = false;
   private readonly marks = new Marks();
   private readonly pageCache = new Map<string, CachedPages>();
+  /** Idempotency keys of recent (project, day)s, loaded from the chunks on first need. */
+  private readonly keySets = new Map<string, KeySet>();
+  private cachedKeys = 0;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -301,70 +305,148 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
-    let outcomes: AppendOutcome[];
-    let projectNos: number[];
+    let written: Chunk[];
+    let results: AppendResult[];
     try {
       const db = this.database();
-      projectNos = batch.map((p) => this.projectNo(p.projectId));
-      outcomes = db.appendAll(
-        batch.map((p, i) => ({ projectNo: projectNos[i] as number, events: p.events })),
-      );
+      const projectNos = batch.map((p) => this.projectNo(p.projectId));
+      ({ written, results } = db.write(() => {
+        // Under the write lock: first take in what other processes committed, so the
+        // duplicate check sees every stored key and our chunks follow on from tailSeq.
+        this.catchUp();
+        return this.encode(batch, projectNos);
+      }));
     } catch (error) {
       for (const pending of batch) pending.reject(error);
       return;
     }
     try {
-      this.applyCommitted(projectNos, outcomes);
+      for (const chunk of written) this.applyChunk(chunk);
+      const last = written[written.length - 1];
+      if (last) this.tailSeq = last.seq;
     } catch (error) {
       // The events are stored; a broken index is rebuilt from the log on the next query.
       this.options.logger?.error({ err: error }, 'analytics index update failed; reloading');
       this.loaded.clear();
       this.pageCache.clear();
+      this.keySets.clear();
+      this.cachedKeys = 0;
+      this.tailSeq = this.database().maxSeq();
     }
     batch.forEach((pending, i) => {
-      const outcome = outcomes[i] as AppendOutcome;
-      pending.resolve({ accepted: outcome.accepted, duplicates: outcome.duplicates });
+      pending.resolve(results[i] as AppendResult);
     });
   }
 
-  /** Applies our own committed rows in place when nothing else was written in between. */
-  private applyCommitted(projectNos: number[], outcomes: AppendOutcome[]): void {
-    let first = 0;
-    let last = 0;
-    let count = 0;
-    for (const outcome of outcomes) {
-      for (const row of outcome.rows) {
-        if (count === 0) first = row.seq;
-        last = row.seq;
-        count++;
+  /** Packs the queued views into one chunk per (project, day) and stores them (inside `write`). */
+  private encode(
+    batch: PendingAppend[],
+    projectNos: number[],
+  ): { written: Chunk[]; results: AppendResult[] } {
+    const db = this.database();
+    const chunks = new Map<string, ChunkWriter>();
+    const staged = new Map<string, KeySet>();
+    const results = batch.map((pending, i): AppendResult => {
+      const project = projectNos[i] as number;
+      let accepted = 0;
+      let duplicates = 0;
+      for (const event of pending.events) {
+        const day = Math.floor(event.timestamp / DAY_MS);
+        const id = `${project}:${day}`;
+        let lo = 0;
+        let hi = 0;
+        if (event.eventKey) {
+          lo = event.eventKey.readUInt32LE(0);
+          hi = event.eventKey.readUInt32LE(4);
+          if (lo === 0 && hi === 0) lo = 1; // (0, 0) means "no key"
+          let fresh = staged.get(id);
+          if (!fresh) {
+            fresh = new KeySet();
+            staged.set(id, fresh);
+          }
+          if (this.keysOf(project, day).has(lo, hi) || !fresh.add(lo, hi)) {
+            duplicates++;
+            continue;
+          }
+        }
+        let chunk = chunks.get(id);
+        if (!chunk) {
+          chunk = new ChunkWriter(project, day);
+          chunks.set(id, chunk);
+        }
+        chunk.push(
+          event.timestamp - day * DAY_MS,
+          db.paths.idFor(event.path),
+          db.visitors.idFor(event.visitorKey),
+          db.agents.idFor(event.agent),
+          db.userAgents.idFor(event.userAgent),
+          event.referrer === null ? 0 : db.referrers.idFor(event.referrer),
+          event.status ?? 0,
+          CATEGORY_CODES[event.category],
+          event.flags,
+          event.classifierVersion,
+          lo,
+          hi,
+        );
+        accepted++;
       }
-    }
-    if (count === 0) return;
-    if (first !== this.tailSeq + 1 || last - first + 1 !== count) {
-      this.catchUp();
-      return;
-    }
-    outcomes.forEach((outcome, i) => {
-      const index = this.loaded.get(projectNos[i] as number);
-      if (index) for (const row of outcome.rows) index.add(row);
+      return { accepted, duplicates };
     });
-    this.tailSeq = last;
+    const written: Chunk[] = [];
+    for (const chunk of chunks.values()) {
+      const seq = db.insertChunk(chunk.project, chunk.day, chunk.count, chunk.words);
+      written.push({ seq, project: chunk.project, day: chunk.day, count: chunk.count, words: chunk.words });
+    }
+    return { written, results };
   }
 
-  /** Reads events other processes appended since `tailSeq` into the loaded indexes. */
+  /** The stored keys of a (project, day), read from its chunks the first time. */
+  private keysOf(project: number, day: number): KeySet {
+    const id = `${project}:${day}`;
+    const cached = this.keySets.get(id);
+    if (cached) {
+      // Most recently used last: eviction takes the oldest first.
+      this.keySets.delete(id);
+      this.keySets.set(id, cached);
+      return cached;
+    }
+    const keys = new KeySet();
+    for (const chunk of this.database().dayChunks(project, day, Number.MAX_SAFE_INTEGER))
+      addKeys(keys, chunk);
+    this.keySets.set(id, keys);
+    this.cachedKeys += keys.size;
+    const limit = this.options.keyCacheLimit ?? DEFAULT_KEY_CACHE;
+    for (const [oldId, old] of this.keySets) {
+      if (this.cachedKeys <= limit || oldId === id) break;
+      this.keySets.delete(oldId);
+      this.cachedKeys -= old.size;
+    }
+    return keys;
+  }
+
+  /** Takes a stored chunk into the loaded index of its project and the cached keys of its day. */
+  private applyChunk(chunk: Chunk): void {
+    const keys = this.keySets.get(`${chunk.project}:${chunk.day}`);
+    if (keys) {
+      const before = keys.size;
+      addKeys(keys, chunk);
+      this.cachedKeys += keys.size - before;
+    }
+    const index = this.loaded.get(chunk.project);
+    if (index) index.addChunk(chunk);
+  }
+
+  /** Reads chunks other processes appended since `tailSeq` into the loaded indexes and key sets. */
   private catchUp(): void {
     const db = this.database();
     const max = db.maxSeq();
     if (max <= this.tailSeq) return;
-    if (this.loaded.size > 0) {
+    if (this.loaded.size > 0 || this.keySets.size > 0) {
       let applied = 0;
-      db.forEachAfter(this.tailSeq, max, (event, projectNo) => {
-        const index = this.loaded.get(projectNo);
-        if (index) {
-          index.add(event);
-          applied++;
-        }
-      });
+      for (const chunk of db.chunksAfter(this.tailSeq, max)) {
+        this.applyChunk(chunk);
+        applied += chunk.count;
+      }
       if (applied >= BULK_TRIM_THRESHOLD) this.trimOldDays();
     }
     this.tailSeq = max;
@@ -378,7 +460,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const snapshot = db.loadSnapshots(projectNo);
     let covered = snapshot.covered;
     for (const data of snapshot.days) {
-      const day = deserializeDay(data);
+      const day = deserializeDay(data, index);
       if (!day || day.lastSeq > covered) {
         // An unreadable snapshot: rebuild this project from the log alone.
         this.options.logger?.warn({ projectNo }, 'analytics snapshot unreadable; rebuilding from events');
@@ -388,11 +470,13 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       }
       index.setDay(day);
     }
+    // Snapshots hold the lists with their previous visits; the last-seen table is rebuilt.
+    if (index.days.size > 0) index.reorder(db.visitorUniverse());
     let replayed = 0;
-    db.forEachOfProjectAfter(projectNo, covered, this.tailSeq, (event) => {
-      index.add(event);
-      replayed++;
-    });
+    for (const chunk of db.projectChunksAfter(projectNo, covered, this.tailSeq)) {
+      index.addChunk(chunk);
+      replayed += chunk.count;
+    }
     this.loaded.set(projectNo, index);
     if (replayed >= BULK_TRIM_THRESHOLD) this.trimOldDays();
     return index;
@@ -418,6 +502,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     if (from >= to) return null;
     const segments: DayIndex[] = [];
     let fingerprint = 0;
+    let wholeDays = true;
     const fromDay = Math.floor(from / DAY_MS);
     const toDay = Math.floor((to - 1) / DAY_MS);
     for (let i = lowerBound(days, fromDay); i < days.length; i++) {
@@ -428,17 +513,37 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       if (day.lastSeq > fingerprint) fingerprint = day.lastSeq;
       const dayStart = d * DAY_MS;
       const dayEnd = dayStart + DAY_MS;
-      if (from <= dayStart && dayEnd <= to) segments.push(day);
-      else segments.push(this.partialDay(projectNo, d, Math.max(from, dayStart), Math.min(to, dayEnd)));
+      if (from <= dayStart && dayEnd <= to) {
+        segments.push(day);
+      } else {
+        segments.push(this.partialDay(projectNo, d, Math.max(from, dayStart), Math.min(to, dayEnd)));
+        wholeDays = false;
+      }
     }
-    // Different bounds inside the same days give different answers: part of the cache key.
-    return { index, from, to, segments, fingerprint };
+    return { index, from, to, segments, wholeDays, fingerprint };
   }
 
   /** A range edge inside a day is counted from the raw events of that part of the day. */
   private partialDay(projectNo: number, day: number, from: number, to: number): DayIndex {
     const segment = new DayIndex(day);
-    this.database().forEachInRange(projectNo, from, to, this.tailSeq, (event) => segment.add(event));
+    const start = from - day * DAY_MS;
+    const end = to - day * DAY_MS;
+    for (const chunk of this.database().dayChunks(projectNo, day, this.tailSeq)) {
+      const w = chunk.words;
+      for (let r = 0; r < chunk.count * RECORD_WORDS; r += RECORD_WORDS) {
+        const ms = w[r] as number;
+        if (ms < start || ms >= end) continue;
+        const packed = w[r + 6] as number;
+        segment.addView(
+          chunk.seq,
+          day * DAY_MS + ms,
+          w[r + 1] as number,
+          w[r + 2] as number,
+          (packed >>> 16) & 0xff,
+          w[r + 3] as number,
+        );
+      }
+    }
     return segment;
   }
 
@@ -446,7 +551,12 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const db = this.database();
     const universe = db.visitorUniverse();
     const ai = aiCodes(query.countAiCrawlersAsAi);
-    const counted = countPages(this.marks, universe, context.segments, query.measure, ai);
+    let firstDay: number | null = null;
+    if (context.wholeDays) {
+      context.index.ensureInOrder(universe);
+      firstDay = Math.floor(context.from / DAY_MS);
+    }
+    const counted = countPages(this.marks, universe, context.segments, query.measure, ai, firstDay);
     const rows: PageRow[] = counted.map((c) => ({
       path: db.paths.nameOf(c.path),
       human: c.human,
@@ -469,23 +579,52 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
 }
 
 /** One project's in-memory index: a DayIndex per UTC day with views. */
-class ProjectIndex {
+class ProjectIndex implements DayOwner {
   readonly projectNo: number;
   readonly days = new Map<number, DayIndex>();
+  lastSeen = new LastSeen();
+  /** The earliest day a view arrived for out of time order; previous visits after it are stale. */
+  private disorderFrom = Number.POSITIVE_INFINITY;
   private sorted: number[] | null = null;
 
   constructor(projectNo: number) {
     this.projectNo = projectNo;
   }
 
-  add(event: IndexedEvent): void {
-    const d = Math.floor(event.ts / DAY_MS);
-    let day = this.days.get(d);
+  outOfOrder(day: number): void {
+    if (day < this.disorderFrom) this.disorderFrom = day;
+  }
+
+  /** Makes every list's previous visits exact again, if views arrived out of order. */
+  ensureInOrder(universe: number): void {
+    if (this.disorderFrom !== Number.POSITIVE_INFINITY) this.reorder(universe);
+  }
+
+  reorder(universe: number): void {
+    const days = this.sortedDays().map((d) => this.days.get(d) as DayIndex);
+    this.lastSeen = rebuildPrevs(days, universe);
+    this.disorderFrom = Number.POSITIVE_INFINITY;
+  }
+
+  addChunk(chunk: Chunk): void {
+    let day = this.days.get(chunk.day);
     if (!day) {
-      day = new DayIndex(d);
+      day = new DayIndex(chunk.day, this);
       this.setDay(day);
     }
-    day.add(event);
+    const base = chunk.day * DAY_MS;
+    const w = chunk.words;
+    for (let r = 0; r < chunk.count * RECORD_WORDS; r += RECORD_WORDS) {
+      const packed = w[r + 6] as number;
+      day.addView(
+        chunk.seq,
+        base + (w[r] as number),
+        w[r + 1] as number,
+        w[r + 2] as number,
+        (packed >>> 16) & 0xff,
+        w[r + 3] as number,
+      );
+    }
   }
 
   setDay(day: DayIndex): void {
@@ -514,4 +653,65 @@ function lowerBound(values: number[], target: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** Builds one chunk: RECORD_WORDS u32 per view. */
+class ChunkWriter {
+  readonly project: number;
+  readonly day: number;
+  words = new Uint32Array(RECORD_WORDS * 64);
+  count = 0;
+
+  constructor(project: number, day: number) {
+    this.project = project;
+    this.day = day;
+  }
+
+  /**
+   * Layout: [0] ms of day, [1] path, [2] visitor, [3] agent, [4] user agent, [5] referrer (0:
+   * none), [6] status | category << 16 | flags << 24, [7] classifier version, [8..9] key (0, 0:
+   * none).
+   */
+  push(
+    msOfDay: number,
+    path: number,
+    visitor: number,
+    agent: number,
+    userAgent: number,
+    referrer: number,
+    status: number,
+    category: number,
+    flags: number,
+    classifier: number,
+    keyLo: number,
+    keyHi: number,
+  ): void {
+    if ((this.count + 1) * RECORD_WORDS > this.words.length) {
+      const grown = new Uint32Array(this.words.length * 2);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    const w = this.words;
+    const r = this.count * RECORD_WORDS;
+    w[r] = msOfDay;
+    w[r + 1] = path;
+    w[r + 2] = visitor;
+    w[r + 3] = agent;
+    w[r + 4] = userAgent;
+    w[r + 5] = referrer;
+    w[r + 6] = ((status & 0xffff) | ((category & 0xff) << 16) | ((flags & 0xff) << 24)) >>> 0;
+    w[r + 7] = classifier;
+    w[r + 8] = keyLo;
+    w[r + 9] = keyHi;
+    this.count++;
+  }
+}
+
+function addKeys(keys: KeySet, chunk: Chunk): void {
+  const w = chunk.words;
+  for (let r = 0; r < chunk.count * RECORD_WORDS; r += RECORD_WORDS) {
+    const lo = w[r + 8] as number;
+    const hi = w[r + 9] as number;
+    if (lo !== 0 || hi !== 0) keys.add(lo, hi);
+  }
 }

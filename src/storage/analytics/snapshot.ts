@@ -1,10 +1,11 @@
-import { CATEGORY_COUNT, DayIndex, type PageSets } from './day-index.ts';
+import { CATEGORY_COUNT, DayIndex, type DayOwner, type PageEntry } from './day-index.ts';
+import { PrevList } from './prev-list.ts';
 import { VisitorSet } from './visitor-set.ts';
 
 // "DWA1": bump FORMAT when the layout changes; a snapshot of another format is ignored and the
 // day is rebuilt from the raw events.
 const MAGIC = 0x31415744;
-const FORMAT = 1;
+const FORMAT = 2;
 const TWO_32 = 2 ** 32;
 
 /**
@@ -22,9 +23,11 @@ export function serializeDay(day: DayIndex): Buffer {
     out.set(set);
   }
   out.push(day.pages.size);
-  for (const [path, sets] of day.pages) {
-    out.push(path, (sets[0] ? 1 : 0) | (sets[1] ? 2 : 0) | (sets[2] ? 4 : 0));
-    for (const set of sets) if (set) out.set(set);
+  for (const [path, page] of day.pages) {
+    const [human, ai, total] = page.lists;
+    out.push(path, (human ? 1 : 0) | (ai ? 2 : 0) | (total ? 4 : 0) | (page.crawlers ? 8 : 0));
+    for (const list of page.lists) if (list) out.list(list);
+    if (page.crawlers) out.set(page.crawlers);
   }
   out.push(day.hours.length);
   for (const set of day.hours) out.optionalSet(set);
@@ -32,11 +35,11 @@ export function serializeDay(day: DayIndex): Buffer {
 }
 
 /** Returns null for a snapshot of another format (the caller rebuilds that day). */
-export function deserializeDay(buffer: Buffer): DayIndex | null {
+export function deserializeDay(buffer: Buffer, owner: DayOwner): DayIndex | null {
   const words = toWords(buffer);
   const read = new Reader(words);
   if (read.next() !== MAGIC || read.next() !== FORMAT) return null;
-  const day = new DayIndex(read.next());
+  const day = new DayIndex(read.next(), owner);
   day.lastSeq = read.next() + read.next() * TWO_32;
   for (let c = 0; c < CATEGORY_COUNT; c++) day.categories[c] = read.optionalSet();
   const agents = read.next();
@@ -48,9 +51,10 @@ export function deserializeDay(buffer: Buffer): DayIndex | null {
   for (let i = 0; i < pages; i++) {
     const path = read.next();
     const mask = read.next();
-    const sets: PageSets = [null, null, null];
-    for (let c = 0; c < 3; c++) if (mask & (1 << c)) sets[c] = read.set();
-    day.pages.set(path, sets);
+    const page: PageEntry = { lists: [null, null, null], crawlers: null };
+    for (let side = 0; side < 3; side++) if (mask & (1 << side)) page.lists[side] = read.list();
+    if (mask & 8) page.crawlers = read.set();
+    day.pages.set(path, page);
   }
   const hours = read.next();
   for (let h = 0; h < hours; h++) day.hours[h] = read.optionalSet();
@@ -80,11 +84,26 @@ class Words {
     if (set) this.set(set);
   }
 
+  /** [views, n, ...n visitors, ...ceil(n / 2) words of u16 previous days]. */
+  list(list: PrevList): void {
+    const n = list.length;
+    const prevWords = (n + 1) >> 1;
+    this.reserve(2 + n + prevWords);
+    this.data[this.length++] = list.views;
+    this.data[this.length++] = n;
+    this.data.set(list.values.subarray(0, n), this.length);
+    this.length += n;
+    const prev = new Uint16Array(prevWords * 2);
+    prev.set(list.prev.subarray(0, n));
+    this.data.set(new Uint32Array(prev.buffer), this.length);
+    this.length += prevWords;
+  }
+
   toBuffer(): Buffer {
     return Buffer.from(this.data.buffer, 0, this.length * 4);
   }
 
-  private reserve(extra: number): void {
+  reserve(extra: number): void {
     if (this.length + extra <= this.data.length) return;
     const grown = new Uint32Array(Math.max(this.data.length * 2, this.length + extra));
     grown.set(this.data.subarray(0, this.length));
@@ -115,6 +134,18 @@ class Reader {
 
   optionalSet(): VisitorSet | null {
     return this.next() === 1 ? this.set() : null;
+  }
+
+  list(): PrevList {
+    const views = this.next();
+    const n = this.next();
+    const prevWords = (n + 1) >> 1;
+    if (this.position + n + prevWords > this.words.length) throw new Error('Analytics snapshot is truncated');
+    const visitors = this.words.slice(this.position, this.position + n);
+    this.position += n;
+    const prevBits = this.words.slice(this.position, this.position + prevWords);
+    this.position += prevWords;
+    return PrevList.from(visitors, new Uint16Array(prevBits.buffer, 0, n), views);
   }
 }
 

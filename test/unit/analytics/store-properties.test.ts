@@ -167,6 +167,66 @@ describe('embedded analytics store against a brute-force reference', () => {
   });
 });
 
+describe('returning visitors over whole days (the previous-visit fast path)', () => {
+  const returning: fc.Arbitrary<TestEvent> = fc
+    .record({
+      day: fc.integer({ min: 0, max: 6 }),
+      ms: fc.integer({ min: 0, max: DAY - 1 }),
+      path: fc.constantFrom('/a', '/b', '/a/'),
+      ua: fc.constantFrom(...USER_AGENTS.slice(0, 5)),
+      visitorId: fc.constantFrom('v1', 'v2', 'v3'),
+    })
+    .map(({ day, ms, path, ua, visitorId }) => ({
+      timestamp: new Date(BASE + day * DAY + ms).toISOString(),
+      path,
+      userAgent: ua,
+      visitorId,
+    }));
+  const wholeDay = fc.option(
+    fc
+      .integer({ min: 0, max: 7 })
+      .map((d) => ({ text: new Date(BASE + d * DAY).toISOString().slice(0, 10) })),
+    { nil: null },
+  );
+
+  it('counts exactly with late events and restarts', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(returning, { minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.record({ from: wholeDay, to: wholeDay }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: -1, max: 3 }),
+        async (batches, ranges, restartAfter) => {
+          const dir = mkdtempSync(path.join(tmpdir(), 'dw-analytics-prev-'));
+          dirs.push(dir);
+          const file = path.join(dir, 'analytics.sqlite');
+          let { store, service } = openStore(file);
+          const reference = new ReferenceAnalytics();
+          try {
+            for (const [i, batch] of batches.entries()) {
+              await service.ingest('p', batch);
+              reference.add(batch);
+              for (const r of ranges) {
+                const range = toRange(r);
+                if (range) {
+                  const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
+                  await expectSameAnswers(service, reference, 'p', range, q);
+                }
+              }
+              if (i === restartAfter) {
+                await store.close();
+                ({ store, service } = openStore(file));
+              }
+            }
+          } finally {
+            await store.close();
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+});
+
 async function expectSameAnswers(
   service: AnalyticsService,
   reference: ReferenceAnalytics,

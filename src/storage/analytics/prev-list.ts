@@ -1,0 +1,134 @@
+/**
+ * The distinct visitors of one page on one day, each with the day of that visitor's previous
+ * visit to the page (0: none). The number of distinct visitors of a page over days [a, b) is
+ * then Σ over those days of the entries whose previous visit is before a: a sequential scan of
+ * small integers instead of a union of sets.
+ */
+export class PrevList {
+  /** Visitor numbers (named like VisitorSet's, so unions can read either). */
+  values: Uint32Array;
+  prev: Uint16Array;
+  length = 0;
+  views = 0;
+
+  constructor(capacity = 2) {
+    this.values = new Uint32Array(capacity);
+    this.prev = new Uint16Array(capacity);
+  }
+
+  static from(values: Uint32Array, prev: Uint16Array, views: number): PrevList {
+    const list = new PrevList(0);
+    list.values = values;
+    list.prev = prev;
+    list.length = values.length;
+    list.views = views;
+    return list;
+  }
+
+  push(visitor: number, prevDay: number): void {
+    if (this.length === this.values.length) {
+      const capacity = Math.max(4, this.length * 2);
+      const values = new Uint32Array(capacity);
+      values.set(this.values);
+      const prev = new Uint16Array(capacity);
+      prev.set(this.prev);
+      this.values = values;
+      this.prev = prev;
+    }
+    this.values[this.length] = visitor;
+    this.prev[this.length] = prevDay;
+    this.length++;
+  }
+
+  /** Entries whose previous visit was before `day` (or never). */
+  countFirstSince(day: number): number {
+    const prev = this.prev;
+    const n = this.length;
+    let count = 0;
+    for (let i = 0; i < n; i++) if ((prev[i] as number) < day) count++;
+    return count;
+  }
+
+  trim(): void {
+    if (this.values.length === this.length) return;
+    this.values = this.values.slice(0, this.length);
+    this.prev = this.prev.slice(0, this.length);
+  }
+}
+
+/** Which side of a page a list counts. */
+export const SIDE_HUMAN = 0;
+export const SIDE_AI = 1;
+export const SIDE_TOTAL = 2;
+
+/**
+ * The last day each (page, visitor) was seen, per side (human, ai, human ∪ ai): one
+ * open-addressing table of u32 words [page, visitor, human | ai << 16, total], so a view
+ * arriving in time order finds its previous visit in O(1) and a repeat on the same day is
+ * recognised without searching the day's list.
+ */
+export class LastSeen {
+  private table: Uint32Array;
+  private mask: number;
+  size = 0;
+
+  constructor(expected = 1024) {
+    let capacity = 1024;
+    while (capacity < expected * 2) capacity *= 2;
+    this.table = new Uint32Array(capacity * 4);
+    this.mask = capacity - 1;
+  }
+
+  /** Slot index (in words) of (page, visitor), inserted with zero days if absent. */
+  slot(page: number, visitor: number): number {
+    if ((this.size + 1) * 2 > this.mask + 1) this.grow();
+    const table = this.table;
+    // Page 0 does not exist (dictionary numbers start at 1), so page 0 marks an empty slot.
+    let i = (Math.imul(visitor ^ Math.imul(page, 0x85ebca6b), 0x9e3779b1) >>> 0) & this.mask;
+    for (;;) {
+      const at = i * 4;
+      const p = table[at] as number;
+      if (p === 0) {
+        table[at] = page;
+        table[at + 1] = visitor;
+        this.size++;
+        return at;
+      }
+      if (p === page && table[at + 1] === visitor) return at;
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  day(slot: number, side: number): number {
+    const table = this.table;
+    if (side === SIDE_TOTAL) return table[slot + 3] as number;
+    const packed = table[slot + 2] as number;
+    return side === SIDE_HUMAN ? packed & 0xffff : packed >>> 16;
+  }
+
+  setDay(slot: number, side: number, day: number): void {
+    const table = this.table;
+    if (side === SIDE_TOTAL) {
+      table[slot + 3] = day;
+      return;
+    }
+    const packed = table[slot + 2] as number;
+    table[slot + 2] =
+      side === SIDE_HUMAN ? ((packed & 0xffff0000) | day) >>> 0 : ((packed & 0xffff) | (day << 16)) >>> 0;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    const capacity = (this.mask + 1) * 2;
+    this.table = new Uint32Array(capacity * 4);
+    this.mask = capacity - 1;
+    this.size = 0;
+    for (let at = 0; at < old.length; at += 4) {
+      const page = old[at] as number;
+      if (page === 0) continue;
+      const slot = this.slot(page, old[at + 1] as number);
+      this.table[slot + 2] = old[at + 2] as number;
+      this.table[slot + 3] = old[at + 3] as number;
+    }
+  }
+}
