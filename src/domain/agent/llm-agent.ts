@@ -1,4 +1,4 @@
-import type { LanguageModel } from 'ai';
+import type { LanguageModel, ToolSet } from 'ai';
 import type { Logger } from 'pino';
 import type { ProjectRow } from '../../storage/schema.ts';
 import { DomainError } from '../errors.ts';
@@ -6,7 +6,12 @@ import type { ConversationMessage } from '../jobs/conversation.ts';
 import type { Agent, AgentMessage, AgentTurnInput, AgentTurnResult, TokenUsage } from './agent.ts';
 import type { CodeHost, GitCredentials, PullRequestRef } from './code-host.ts';
 import { runAgentLoop } from './llm/run-agent-loop.ts';
-import { buildSystemPrompt } from './llm/system-prompt.ts';
+import {
+  capInstructions,
+  INSTRUCTION_FILES,
+  MAX_INSTRUCTIONS_CHARS,
+  systemPromptWith,
+} from './llm/system-prompt.ts';
 import {
   createDocumentationTools,
   formatFindings,
@@ -17,7 +22,13 @@ import { noModelReason } from './unconfigured-agent.ts';
 
 /** What the agent needs from git: a working copy per job, commits, pushes (see integrations/git). */
 export interface WorkspacePort {
-  prepare(req: WorkspaceRequest, signal?: AbortSignal): Promise<{ dir: string; continued: boolean }>;
+  /** Registers the job's working copy; its files may still be being written until `ready`. */
+  begin(
+    req: WorkspaceRequest,
+    signal?: AbortSignal,
+  ): Promise<{ dir: string; continued: boolean; startSha: string; ready: Promise<void> }>;
+  /** A regular file at `sha`, cut to `maxBytes`, or null (absent or not a regular file). */
+  readCommittedFile(projectId: string, sha: string, file: string, maxBytes: number): Promise<string | null>;
   commitAll(dir: string, message: string): Promise<{ sha: string; files: string[] } | null>;
   push(req: WorkspaceRequest, dir: string, signal?: AbortSignal): Promise<void>;
   remove(req: WorkspaceRequest): Promise<void>;
@@ -79,14 +90,18 @@ export class LlmAgent implements Agent {
       credentials: (await host.gitCredentials?.()) ?? null,
     };
 
-    const workspace = await this.deps.workspaces.prepare(request, signal);
+    const timer = new PhaseTimer();
+    const workspace = await this.deps.workspaces.begin(request, signal);
+    timer.mark('prepareMs');
     try {
+      // The model is asked while the working copy's files are still being written: its
+      // first answer takes longer than the checkout, and every tool waits for the files.
       const loop = await runAgentLoop({
         model,
-        system: await buildSystemPrompt(workspace.dir),
+        system: systemPromptWith(await this.instructions(job.projectId, workspace.startSha)),
         history: input.history,
         prompt: promptFor(turn, workspace.continued),
-        tools: createDocumentationTools(workspace.dir),
+        tools: afterReady(createDocumentationTools(workspace.dir), workspace.ready),
         limits: {
           maxSteps: this.deps.limits.maxSteps,
           maxTokens: this.deps.limits.maxTokens,
@@ -95,7 +110,10 @@ export class LlmAgent implements Agent {
         signal,
         retry: { maxRetries: this.deps.maxRetries },
         logger: log,
+        onMessage: () => timer.once('firstReplyMs'),
       });
+      timer.mark('loopMs');
+      await workspace.ready;
       if (loop.status === 'failed') {
         return {
           outcome: 'failed',
@@ -105,6 +123,7 @@ export class LlmAgent implements Agent {
         };
       }
       const findings = (await validateDocumentation(workspace.dir)).slice(0, 50);
+      timer.mark('validateMs');
       const title = loop.pullRequest?.title ?? titleFrom(turn.prompt);
       const commit = await this.deps.workspaces.commitAll(workspace.dir, commitMessage(title, loop.summary));
       const messages: AgentMessage[] = [...loop.messages];
@@ -137,7 +156,8 @@ export class LlmAgent implements Agent {
       });
       if (findings.length > 0)
         messages.push({ role: 'note', text: `Validation findings:\n${formatFindings(findings)}` });
-      log.info({ files: commit.files.length, prLink: pr.url }, 'turn published');
+      timer.mark('publishMs');
+      log.info({ files: commit.files.length, prLink: pr.url, timings: timer.marks }, 'turn published');
       return succeeded(loop.summary, commit.files, pr.url, loop.usage, messages);
     } finally {
       // Each turn starts from a fresh worktree of the warm mirror; nothing is left on disk.
@@ -145,6 +165,23 @@ export class LlmAgent implements Agent {
         .remove(request)
         .catch((error: unknown) => log.warn({ err: error }, 'removing the working copy failed'));
     }
+  }
+
+  /** The repository's own instructions at the turn's starting commit, as buildSystemPrompt reads them. */
+  private async instructions(projectId: string, sha: string): Promise<{ file: string; text: string } | null> {
+    for (const file of INSTRUCTION_FILES) {
+      // Four bytes per character at most in UTF-8.
+      const text = await this.deps.workspaces.readCommittedFile(
+        projectId,
+        sha,
+        file,
+        MAX_INSTRUCTIONS_CHARS * 4 + 4,
+      );
+      if (text !== null && text.trim() !== '') {
+        return { file, text: capInstructions(text.trim(), MAX_INSTRUCTIONS_CHARS) };
+      }
+    }
+    return null;
   }
 
   /** Updates the branch's open pull request, or opens one; a retried turn finds the first. */
@@ -161,6 +198,24 @@ export class LlmAgent implements Agent {
     }
     return host.createPullRequest({ ...pr, draft: this.deps.draftFor(project) });
   }
+}
+
+/** Tools that wait until the working copy's files are written before they run. */
+function afterReady(tools: ToolSet, ready: Promise<void>): ToolSet {
+  const waiting: ToolSet = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    const execute = tool.execute;
+    waiting[name] = execute
+      ? {
+          ...tool,
+          execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
+            await ready;
+            return execute(input, options);
+          },
+        }
+      : tool;
+  }
+  return waiting;
 }
 
 function failed(reason: string): AgentTurnResult {
@@ -241,4 +296,22 @@ function quoteLine(text: string): string {
 function errorMessage(error: unknown): string {
   if (error instanceof DomainError || error instanceof Error) return error.message;
   return String(error);
+}
+
+/** Milliseconds spent in each phase of a turn, for the turn's log line. */
+class PhaseTimer {
+  readonly marks: Record<string, number> = {};
+  private last = performance.now();
+  private readonly start = this.last;
+
+  mark(name: string): void {
+    const now = performance.now();
+    this.marks[name] = Math.round(now - this.last);
+    this.last = now;
+  }
+
+  /** Time since the turn started, recorded the first time only. */
+  once(name: string): void {
+    if (!(name in this.marks)) this.marks[name] = Math.round(performance.now() - this.start);
+  }
 }

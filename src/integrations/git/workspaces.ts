@@ -29,6 +29,11 @@ export interface PreparedWorkspace {
   startSha: string;
 }
 
+export interface StartedWorkspace extends PreparedWorkspace {
+  /** Settles when the working copy's files are all written. */
+  ready: Promise<void>;
+}
+
 export interface GitWorkspacesOptions {
   dataDir: string;
   logger: Logger;
@@ -73,6 +78,51 @@ export class GitWorkspaces {
 
   /** Fetches the mirror, then puts the job's working copy on `branch` (continuing it if it was pushed). */
   async prepare(req: WorkspaceRequest, signal?: AbortSignal): Promise<PreparedWorkspace> {
+    const { ready, ...prepared } = await this.begin(req, signal);
+    await ready;
+    return prepared;
+  }
+
+  /**
+   * Like prepare, but returns once the working copy is registered on its branch: a new
+   * working copy's files (thousands, in a large site) are written in the background, and
+   * `ready` settles when they are. The caller can meanwhile read the repository at
+   * `startSha` (readCommittedFile) and start the model call.
+   */
+  async begin(req: WorkspaceRequest, signal?: AbortSignal): Promise<StartedWorkspace> {
+    let ready: Promise<void> = Promise.resolve();
+    const prepared = await this.register(req, signal, (checkout) => {
+      ready = checkout;
+    });
+    return { ...prepared, ready };
+  }
+
+  /**
+   * A regular file's text at `sha` in the project's mirror, cut to `maxBytes`; null when it
+   * is absent or not a regular file (a symbolic link's target is never followed).
+   */
+  async readCommittedFile(
+    projectId: string,
+    sha: string,
+    file: string,
+    maxBytes: number,
+  ): Promise<string | null> {
+    checkBranch(sha, 'commit');
+    const mirror = this.mirrorDir(projectId);
+    const { stdout, code } = await this.run(['ls-tree', '-z', sha, '--', file], mirror, { okCodes: [128] });
+    const entry = /^(100644|100755) blob ([0-9a-f]{40,64})\t/.exec(stdout);
+    if (code !== 0 || !entry?.[2]) return null;
+    const blob = await this.run(['cat-file', 'blob', entry[2]], mirror, {
+      maxBuffer: Math.max(maxBytes, 8 * 1024 * 1024),
+    }).catch(() => null);
+    return blob === null ? null : blob.stdout.slice(0, maxBytes);
+  }
+
+  private async register(
+    req: WorkspaceRequest,
+    signal: AbortSignal | undefined,
+    onCheckout: (checkout: Promise<void>) => void,
+  ): Promise<PreparedWorkspace> {
     checkRequest(req);
     const mirror = this.mirrorDir(req.projectId);
     const dir = this.workspaceDir(req.jobId);
@@ -117,7 +167,14 @@ export class GitWorkspaces {
         await rm(dir, { recursive: true, force: true });
         await mkdir(path.dirname(dir), { recursive: true });
         await this.run(['worktree', 'prune'], mirror);
-        await this.run(['worktree', 'add', '--quiet', '--no-track', '-B', req.branch, dir, startSha], mirror);
+        await this.run(
+          ['worktree', 'add', '--quiet', '--no-track', '--no-checkout', '-B', req.branch, dir, startSha],
+          mirror,
+        );
+        const checkout = this.run(['reset', '--hard', '--quiet', startSha], dir).then(() => undefined);
+        // Observed here so a failure is never an unhandled rejection; the caller awaits `ready`.
+        checkout.catch(() => undefined);
+        onCheckout(checkout);
       }
       return { dir, created, continued: remoteBranch !== null, startSha };
     });

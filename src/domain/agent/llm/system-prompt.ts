@@ -36,6 +36,11 @@ export async function buildSystemPrompt(
     workdir,
     options.maxInstructionsChars ?? MAX_INSTRUCTIONS_CHARS,
   );
+  return systemPromptWith(instructions);
+}
+
+/** The system prompt with the repository's instructions (already read and capped), or without. */
+export function systemPromptWith(instructions: { file: string; text: string } | null): string {
   if (instructions === null) return BASE_PROMPT;
   return `${BASE_PROMPT}
 
@@ -83,9 +88,14 @@ async function readConfined(root: string, relative: string, maxChars: number): P
     const buffer = Buffer.alloc(limit);
     const { bytesRead } = await handle.read(buffer, 0, limit, 0);
     const text = buffer.subarray(0, bytesRead).toString('utf8');
-    if (text.length <= maxChars && bytesRead < limit) return text;
-    return `${text.slice(0, maxChars)}\n\n[Docwright: the rest of this file was cut; it is longer than ${maxChars} characters.]`;
+    return capInstructions(text, maxChars, bytesRead >= limit);
   } finally {
     await handle.close();
   }
+}
+
+/** Cuts instructions to `maxChars` with a note saying so. */
+export function capInstructions(text: string, maxChars: number, truncated = false): string {
+  if (text.length <= maxChars && !truncated) return text;
+  return `${text.slice(0, maxChars)}\n\n[Docwright: the rest of this file was cut; it is longer than ${maxChars} characters.]`;
 }
