@@ -1,7 +1,8 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Agent } from '../domain/agent/agent.ts';
-import { UnconfiguredAgent } from '../domain/agent/unconfigured-agent.ts';
+import { isLocalRepository } from '../domain/agent/code-host.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import {
   type AnalyticsOptions,
@@ -15,8 +16,14 @@ import { ProjectService } from '../domain/projects/project-service.ts';
 import { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
 import { WorkSignal } from '../domain/runner/work-signal.ts';
 import { Worker } from '../domain/runner/worker.ts';
+import { ProjectSettingsService } from '../domain/secrets/project-settings.ts';
+import { SecretBox } from '../domain/secrets/secret-box.ts';
+import type { ReviewJob } from '../http/routes/review.ts';
+import { LocalReview } from '../integrations/codehosts/local-review.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
+import { findJob } from '../storage/queries/jobs.ts';
+import { createLlmAgent } from './llm-agent.ts';
 
 /** Everything a process needs, wired once from the configuration. */
 export interface Services {
@@ -29,6 +36,13 @@ export interface Services {
   rateLimiter: RateLimiter;
   workSignal: WorkSignal;
   agent: Agent;
+  /** Encrypts stored credentials; null when DOCWRIGHT_SECRET_KEY is not set. */
+  secretBox: SecretBox | null;
+  projectSettings: ProjectSettingsService;
+  /** The local code host's review page: branch diff and merge. */
+  review: LocalReview;
+  /** A job whose changes are reviewed on the local review page, or null. */
+  reviewJob(projectId: string, jobId: string): Promise<ReviewJob | null>;
   analytics: AnalyticsService;
   analyticsOptions: AnalyticsOptions;
   /** Limits analytics exports per project (ingestion is not limited). */
@@ -59,6 +73,7 @@ export async function openServices(
   const clock = overrides.clock ?? systemClock;
   const workSignal = new WorkSignal();
   const analyticsOptions = { ...DEFAULT_ANALYTICS_OPTIONS, ...overrides.analytics };
+  const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   const analytics = openAnalytics({ dataDir: config.dataDir, clock, logger, settings: analyticsOptions });
   return {
     config,
@@ -74,7 +89,19 @@ export async function openServices(
       config.http.rateLimitPerWindow,
       config.http.rateLimitWindowSeconds,
     ),
-    agent: overrides.agent ?? new UnconfiguredAgent(),
+    agent: overrides.agent ?? createLlmAgent(config, logger, { secretBox }),
+    secretBox,
+    projectSettings: new ProjectSettingsService(storage, secretBox),
+    review: new LocalReview({
+      tempDir: path.join(config.dataDir, 'tmp'),
+      author: { name: config.git.authorName, email: config.git.authorEmail },
+      logger,
+    }),
+    reviewJob: async (projectId, jobId) => {
+      const row = await findJob(storage.db, projectId, jobId);
+      if (!row || !isLocalRepository(row.repository)) return null;
+      return { id: row.id, repository: row.repository, branch: row.branch, baseBranch: row.base_branch };
+    },
     analytics,
     analyticsOptions,
     analyticsRateLimiter: new RateLimiter(

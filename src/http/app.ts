@@ -11,6 +11,7 @@ import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { reviewRoutes } from './routes/review.ts';
 import { Conversation, ErrorBody, Job, JobList } from './schemas.ts';
 import { installValidators } from './validation.ts';
 
@@ -70,6 +71,12 @@ export async function buildHttpApp({ services, logger }: HttpAppOptions): Promis
   for (const schema of [ErrorBody, Job, JobList, Conversation]) app.addSchema(schema);
 
   await app.register(metaRoutes);
+  await app.register(reviewRoutes, {
+    review: services.review,
+    authenticate: (key) => services.keys.authenticate(key),
+    findJob: (projectId, jobId) => services.reviewJob(projectId, jobId),
+    publicUrl: config.publicUrl,
+  });
   await app.register(analyticsCollectRoutes, {
     analytics: services.analytics,
     trustedProxies: services.analyticsOptions.trustedProxies,

@@ -1,9 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import type { Config } from '../../config/config.ts';
 import { CODE_HOST_KINDS, type CodeHostKind } from '../../domain/agent/code-host.ts';
 import { invalid } from '../../domain/errors.ts';
-import { type ProjectSettingsChange, ProjectSettingsService } from '../../domain/secrets/project-settings.ts';
-import { SecretBox } from '../../domain/secrets/secret-box.ts';
+import type { ProjectSettingsChange } from '../../domain/secrets/project-settings.ts';
 import { withServices } from '../context.ts';
 import { print, table } from '../output.ts';
 
@@ -85,7 +83,7 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
     change.credentials = { appId: options.githubAppId, privateKey, installationId };
   }
   const settings = await withServices(async (s) => {
-    const service = new ProjectSettingsService(s.storage, secretBoxFrom(s.config));
+    const service = s.projectSettings;
     return Object.keys(change).length === 0 ? service.show(projectId) : service.update(projectId, change);
   });
   print(options.json, settings, (v) =>
@@ -101,10 +99,6 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
         : []),
     ].join('\n'),
   );
-}
-
-function secretBoxFrom(config: Config): SecretBox | null {
-  return config.secretKey ? new SecretBox(config.secretKey) : null;
 }
 
 async function readStdin(): Promise<string> {

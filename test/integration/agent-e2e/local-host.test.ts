@@ -172,6 +172,21 @@ describe(`documentation agent end to end, local repository, on ${testBackend}`, 
     const system = model.requests[0]?.body.messages.find((m) => m.role === 'system');
     expect(JSON.stringify(system?.content)).toContain('Code samples show `curl` first, then JavaScript.');
     expect(readFileSync(path.join(repo, '.git', 'config'), 'utf8')).not.toContain('sk-test');
+
+    // The review page behind prLink, served by Docwright itself, shows the diff and merges it.
+    const reviewPath = new URL(job.prLink ?? '').pathname;
+    const page = await fetch(`${t.baseUrl}${reviewPath}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Add a rate limits page');
+    expect(html).toContain('guides/rate-limits.mdx');
+    expect((await fetch(`${t.baseUrl}${reviewPath}`)).status).not.toBe(200);
+    const merged = await fetch(`${t.baseUrl}${reviewPath}/merge`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(merged.status).toBeLessThan(400);
+    expect(git(repo, 'show', 'main:guides/rate-limits.mdx')).toBe(RATE_LIMITS_PAGE);
   });
 
   it('answers a question without changes: completed, prLink null, no branch left', async () => {
