@@ -1,7 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config.ts';
+import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
 import { DomainError } from '../domain/errors.ts';
 import { KEY_SCOPES } from '../domain/keys/key-service.ts';
+import { analyticsImportCommand } from './commands/analytics-import.ts';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { createProjectCommand, listProjectsCommand, updateProjectCommand } from './commands/projects.ts';
@@ -100,6 +102,21 @@ function buildProgram(): Command {
     .argument('<key-id>', 'the key id (key_…), as keys list shows it')
     .option(...json)
     .action((keyId, o) => revokeKeyCommand(keyId, { json: Boolean(o.json) }));
+  const analytics = program.command('analytics').description('docs analytics');
+  analytics
+    .command('import')
+    .description('import an access log: nginx/Apache combined or common format, or JSON lines (CDN exports)')
+    .argument('<file>', 'the log file, or - to read standard input')
+    .requiredOption('--project <id>', 'project the views belong to')
+    .addOption(
+      new Option('--format <format>', 'log format (default: detected from the first line)').choices(
+        LOG_FORMATS,
+      ),
+    )
+    .option(...json)
+    .action((file, o) =>
+      analyticsImportCommand(file, { project: o.project, format: o.format, json: Boolean(o.json) }),
+    );
   return program;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Clock } from '../clock.ts';
 import { acceptsMarkdown, CLASSIFIER_VERSION, classify } from './classifier.ts';
@@ -121,7 +121,7 @@ export class Ingestor {
 
 /** 16 bytes naming (project, caller id): retries with the same id are stored once. */
 export function eventKey(projectId: string, id: string): Buffer {
-  return createHash('sha256').update(`${projectId}\u0000${id}`).digest().subarray(0, 16);
+  return hash('sha256', `${projectId}\u0000${id}`, 'buffer').subarray(0, 16);
 }
 
 /** Validates one event; returns the reason it is rejected, or the event and its time. */

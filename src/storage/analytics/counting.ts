@@ -126,7 +126,7 @@ export function countPages(
   const withCrawlers = ai.includes(2);
   const byPath = new Map<number, { human: Members[]; ai: Members[] }>();
   for (const segment of segments) {
-    for (const [path, page] of segment.pages) {
+    for (const [path, page] of segment.pageEntries()) {
       let entry = byPath.get(path);
       if (!entry) {
         entry = { human: [], ai: [] };
@@ -151,22 +151,46 @@ export function countPages(
 }
 
 function countFirstVisits(segments: readonly DayIndex[], firstDay: number): PageCount[] {
-  const byPath = new Map<number, PageCount>();
+  let maxPath = 0;
   for (const segment of segments) {
-    for (const [path, page] of segment.pages) {
-      let row = byPath.get(path);
-      if (!row) {
-        row = { path, human: 0, ai: 0, total: 0 };
-        byPath.set(path, row);
+    if (segment.packed) for (const path of segment.packed.paths) maxPath = Math.max(maxPath, path);
+    else for (const path of segment.pages.keys()) maxPath = Math.max(maxPath, path);
+  }
+  // Paths are dense dictionary numbers: accumulate in arrays indexed by them.
+  const human = new Int32Array(maxPath + 1);
+  const ai = new Int32Array(maxPath + 1);
+  const total = new Int32Array(maxPath + 1);
+  const sums = [human, ai, total];
+  for (const segment of segments) {
+    const packed = segment.packed;
+    if (packed) {
+      const { paths, offsets, prev } = packed;
+      for (let i = 0; i < paths.length; i++) {
+        const path = paths[i] as number;
+        for (let side = 0; side < 3; side++) {
+          const end = offsets[i * 4 + side + 1] as number;
+          let count = 0;
+          for (let j = offsets[i * 4 + side] as number; j < end; j++)
+            if ((prev[j] as number) < firstDay) count++;
+          const sum = sums[side] as Int32Array;
+          sum[path] = (sum[path] as number) + count;
+        }
       }
-      const [human, ai, total] = page.lists;
-      if (human) row.human += human.countFirstSince(firstDay);
-      if (ai) row.ai += ai.countFirstSince(firstDay);
-      if (total) row.total += total.countFirstSince(firstDay);
+      continue;
+    }
+    for (const [path, page] of segment.pages) {
+      for (let side = 0; side < 3; side++) {
+        const list = page.lists[side];
+        const sum = sums[side] as Int32Array;
+        if (list) sum[path] = (sum[path] as number) + list.countFirstSince(firstDay);
+      }
     }
   }
   const rows: PageCount[] = [];
-  for (const row of byPath.values()) if (row.total > 0) rows.push(row);
+  for (let path = 0; path <= maxPath; path++) {
+    const t = total[path] as number;
+    if (t > 0) rows.push({ path, human: human[path] as number, ai: ai[path] as number, total: t });
+  }
   return rows;
 }
 

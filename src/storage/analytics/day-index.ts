@@ -15,6 +15,19 @@ export interface PageEntry {
   crawlers: VisitorSet | null;
 }
 
+/**
+ * A closed day's page lists packed into a few arrays (no per-list objects): page i's human,
+ * ai, total and crawler members are `values[offsets[4i + s] .. offsets[4i + s + 1])`, with
+ * the previous visits at the same positions in `prev` (unused for crawlers).
+ */
+export interface PackedPages {
+  paths: Uint32Array;
+  offsets: Uint32Array;
+  values: Uint32Array;
+  prev: Uint16Array;
+  views: Uint32Array;
+}
+
 /** How a day tells its project that a view arrived out of time order. */
 export interface DayOwner {
   lastSeen: LastSeen;
@@ -30,7 +43,9 @@ export interface DayOwner {
 export class DayIndex {
   readonly day: number;
   lastSeq = 0;
+  /** Open days: one entry per page. Closed days keep `packed` instead (and this is empty). */
   readonly pages = new Map<number, PageEntry>();
+  packed: PackedPages | null = null;
   readonly categories: Array<VisitorSet | null> = new Array(CATEGORY_COUNT).fill(null);
   /** Keyed by agent * 8 + category: a generic agent name can appear in two categories. */
   readonly agents = new Map<number, VisitorSet>();
@@ -45,6 +60,7 @@ export class DayIndex {
   }
 
   addView(seq: number, ts: number, path: number, visitor: number, category: number, agent: number): void {
+    if (this.packed) this.unpack();
     if (seq > this.lastSeq) this.lastSeq = seq;
     let set = this.categories[category];
     if (!set) {
@@ -83,8 +99,9 @@ export class DayIndex {
     }
     const owner = this.owner;
     const at = owner ? owner.lastSeen.slot(path, visitor) : -1;
-    this.addToSide(page, category === 0 ? SIDE_HUMAN : SIDE_AI, visitor, at);
+    // Total first: its last day is derived from the human and ai days before this view.
     this.addToSide(page, SIDE_TOTAL, visitor, at);
+    this.addToSide(page, category === 0 ? SIDE_HUMAN : SIDE_AI, visitor, at);
   }
 
   private addToSide(page: PageEntry, side: number, visitor: number, at: number): void {
@@ -111,10 +128,92 @@ export class DayIndex {
     owner.lastSeen.setDay(at, side, this.day);
   }
 
-  /** Compacts every set and frees spare capacity: for days that are unlikely to change. */
+  /** Compacts every set and packs the page lists: for days that are unlikely to change. */
   trim(): void {
     for (const set of this.allSets()) set.trim();
-    for (const page of this.pages.values()) for (const list of page.lists) list?.trim();
+    this.pack();
+  }
+
+  /** Every page with its lists, whichever form the day is in (packed pages are views, not copies). */
+  *pageEntries(): Generator<[number, PageEntry]> {
+    const packed = this.packed;
+    if (!packed) {
+      yield* this.pages;
+      return;
+    }
+    const { paths, offsets, values, prev, views } = packed;
+    for (let i = 0; i < paths.length; i++) {
+      const lists: Array<PrevList | null> = [null, null, null];
+      for (let side = 0; side < 3; side++) {
+        const start = offsets[i * 4 + side] as number;
+        const end = offsets[i * 4 + side + 1] as number;
+        if (end > start || (views[i * 4 + side] as number) > 0) {
+          lists[side] = PrevList.from(
+            values.subarray(start, end),
+            prev.subarray(start, end),
+            views[i * 4 + side] as number,
+          );
+        }
+      }
+      const start = offsets[i * 4 + 3] as number;
+      const end = offsets[i * 4 + 4] as number;
+      const crawlers =
+        end > start || (views[i * 4 + 3] as number) > 0
+          ? VisitorSet.fromSorted(values.subarray(start, end), views[i * 4 + 3] as number)
+          : null;
+      yield [paths[i] as number, { lists, crawlers }];
+    }
+  }
+
+  private pack(): void {
+    if (this.packed || this.pages.size === 0) return;
+    let total = 0;
+    for (const page of this.pages.values()) {
+      for (const list of page.lists) if (list) total += list.length;
+      if (page.crawlers) total += page.crawlers.size();
+    }
+    const n = this.pages.size;
+    const packed: PackedPages = {
+      paths: new Uint32Array(n),
+      offsets: new Uint32Array(n * 4 + 1),
+      values: new Uint32Array(total),
+      prev: new Uint16Array(total),
+      views: new Uint32Array(n * 4),
+    };
+    let i = 0;
+    let at = 0;
+    for (const [path, page] of this.pages) {
+      packed.paths[i] = path;
+      for (let side = 0; side < 4; side++) {
+        packed.offsets[i * 4 + side] = at;
+        const members = side < 3 ? page.lists[side] : page.crawlers;
+        if (!members) continue;
+        packed.views[i * 4 + side] = members.views;
+        packed.values.set(members.values.subarray(0, members.length), at);
+        if (members instanceof PrevList) packed.prev.set(members.prev.subarray(0, members.length), at);
+        at += members.length;
+      }
+      i++;
+    }
+    packed.offsets[n * 4] = at;
+    this.packed = packed;
+    this.pages.clear();
+  }
+
+  /** Back to one entry per page, with copies that can grow: a late view for a closed day. */
+  unpack(): void {
+    if (!this.packed) return;
+    const entries = [...this.pageEntries()];
+    this.packed = null;
+    for (const [path, page] of entries) {
+      const lists = page.lists.map((l) =>
+        l ? PrevList.from(l.values.slice(), l.prev.slice(), l.views) : null,
+      );
+      const crawlers = page.crawlers
+        ? VisitorSet.fromSorted(page.crawlers.values.slice(), page.crawlers.views)
+        : null;
+      this.pages.set(path, { lists, crawlers });
+    }
   }
 
   *allSets(): Generator<VisitorSet> {

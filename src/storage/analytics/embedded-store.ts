@@ -471,7 +471,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       index.setDay(day);
     }
     // Snapshots hold the lists with their previous visits; the last-seen table is rebuilt.
-    if (index.days.size > 0) index.reorder(db.visitorUniverse());
+    if (index.days.size > 0) index.reorder(db.visitorUniverse(), this.yesterday());
     let replayed = 0;
     for (const chunk of db.projectChunksAfter(projectNo, covered, this.tailSeq)) {
       index.addChunk(chunk);
@@ -482,8 +482,13 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     return index;
   }
 
+  /** Days before yesterday (UTC) rarely change: they are kept packed. */
+  private yesterday(): number {
+    return Math.floor(this.clock().getTime() / DAY_MS) - 1;
+  }
+
   private trimOldDays(): void {
-    const yesterday = Math.floor(this.clock().getTime() / DAY_MS) - 1;
+    const yesterday = this.yesterday();
     for (const index of this.loaded.values()) {
       for (const day of index.days.values()) if (day.day < yesterday) day.trim();
     }
@@ -553,7 +558,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const ai = aiCodes(query.countAiCrawlersAsAi);
     let firstDay: number | null = null;
     if (context.wholeDays) {
-      context.index.ensureInOrder(universe);
+      context.index.ensureInOrder(universe, this.yesterday());
       firstDay = Math.floor(context.from / DAY_MS);
     }
     const counted = countPages(this.marks, universe, context.segments, query.measure, ai, firstDay);
@@ -596,14 +601,16 @@ class ProjectIndex implements DayOwner {
   }
 
   /** Makes every list's previous visits exact again, if views arrived out of order. */
-  ensureInOrder(universe: number): void {
-    if (this.disorderFrom !== Number.POSITIVE_INFINITY) this.reorder(universe);
+  ensureInOrder(universe: number, packBefore: number): void {
+    if (this.disorderFrom !== Number.POSITIVE_INFINITY) this.reorder(universe, packBefore);
   }
 
-  reorder(universe: number): void {
+  /** Rebuilds every previous visit and the last-seen table; packs the days before `packBefore`. */
+  reorder(universe: number, packBefore = Number.NEGATIVE_INFINITY): void {
     const days = this.sortedDays().map((d) => this.days.get(d) as DayIndex);
     this.lastSeen = rebuildPrevs(days, universe);
     this.disorderFrom = Number.POSITIVE_INFINITY;
+    for (const day of days) if (day.day < packBefore) day.trim();
   }
 
   addChunk(chunk: Chunk): void {

@@ -62,10 +62,10 @@ export const SIDE_AI = 1;
 export const SIDE_TOTAL = 2;
 
 /**
- * The last day each (page, visitor) was seen, per side (human, ai, human ∪ ai): one
- * open-addressing table of u32 words [page, visitor, human | ai << 16, total], so a view
+ * The last day each (page, visitor) was seen, per side: one open-addressing table of u32
+ * words [page, visitor, human | ai << 16] (human ∪ ai is the later of the two), so a view
  * arriving in time order finds its previous visit in O(1) and a repeat on the same day is
- * recognised without searching the day's list.
+ * recognised without searching the day's list. 16 bytes per entry at most.
  */
 export class LastSeen {
   private table: Uint32Array;
@@ -74,19 +74,19 @@ export class LastSeen {
 
   constructor(expected = 1024) {
     let capacity = 1024;
-    while (capacity < expected * 2) capacity *= 2;
-    this.table = new Uint32Array(capacity * 4);
+    while (capacity * 3 < expected * 4) capacity *= 2;
+    this.table = new Uint32Array(capacity * 3);
     this.mask = capacity - 1;
   }
 
   /** Slot index (in words) of (page, visitor), inserted with zero days if absent. */
   slot(page: number, visitor: number): number {
-    if ((this.size + 1) * 2 > this.mask + 1) this.grow();
+    if ((this.size + 1) * 4 > (this.mask + 1) * 3) this.grow();
     const table = this.table;
     // Page 0 does not exist (dictionary numbers start at 1), so page 0 marks an empty slot.
     let i = (Math.imul(visitor ^ Math.imul(page, 0x85ebca6b), 0x9e3779b1) >>> 0) & this.mask;
     for (;;) {
-      const at = i * 4;
+      const at = i * 3;
       const p = table[at] as number;
       if (p === 0) {
         table[at] = page;
@@ -100,35 +100,32 @@ export class LastSeen {
   }
 
   day(slot: number, side: number): number {
-    const table = this.table;
-    if (side === SIDE_TOTAL) return table[slot + 3] as number;
-    const packed = table[slot + 2] as number;
-    return side === SIDE_HUMAN ? packed & 0xffff : packed >>> 16;
+    const packed = this.table[slot + 2] as number;
+    const human = packed & 0xffff;
+    const ai = packed >>> 16;
+    if (side === SIDE_HUMAN) return human;
+    if (side === SIDE_AI) return ai;
+    return human > ai ? human : ai;
   }
 
+  /** Sets the human or ai day; the total follows from them. */
   setDay(slot: number, side: number, day: number): void {
-    const table = this.table;
-    if (side === SIDE_TOTAL) {
-      table[slot + 3] = day;
-      return;
-    }
-    const packed = table[slot + 2] as number;
-    table[slot + 2] =
-      side === SIDE_HUMAN ? ((packed & 0xffff0000) | day) >>> 0 : ((packed & 0xffff) | (day << 16)) >>> 0;
+    const packed = this.table[slot + 2] as number;
+    if (side === SIDE_HUMAN) this.table[slot + 2] = ((packed & 0xffff0000) | day) >>> 0;
+    else if (side === SIDE_AI) this.table[slot + 2] = ((packed & 0xffff) | (day << 16)) >>> 0;
   }
 
   private grow(): void {
     const old = this.table;
     const capacity = (this.mask + 1) * 2;
-    this.table = new Uint32Array(capacity * 4);
+    this.table = new Uint32Array(capacity * 3);
     this.mask = capacity - 1;
     this.size = 0;
-    for (let at = 0; at < old.length; at += 4) {
+    for (let at = 0; at < old.length; at += 3) {
       const page = old[at] as number;
       if (page === 0) continue;
       const slot = this.slot(page, old[at + 1] as number);
       this.table[slot + 2] = old[at + 2] as number;
-      this.table[slot + 3] = old[at + 3] as number;
     }
   }
 }

@@ -5,9 +5,10 @@ import { LastSeen } from './prev-list.ts';
  * Recomputes, for every page list of every day (ascending), each visitor's previous visit and
  * drops repeats within a day; returns the last-seen table for the views still to come. Needed
  * after loading snapshots and after views arrived out of time order. O(entries): one pass per
- * page with a scratch array per side indexed by visitor number.
+ * page with a scratch array per side indexed by visitor number. Packed days are unpacked.
  */
 export function rebuildPrevs(days: readonly DayIndex[], universe: number): LastSeen {
+  for (const day of days) day.unpack();
   let entries = 0;
   const paths = new Set<number>();
   for (const day of days) {
@@ -54,7 +55,6 @@ export function rebuildPrevs(days: readonly DayIndex[], universe: number): LastS
           const slot = seen.slot(path, visitor);
           seen.setDay(slot, 0, human[visitor] as number);
           seen.setDay(slot, 1, ai[visitor] as number);
-          seen.setDay(slot, 2, total[visitor] as number);
           human[visitor] = 0;
           ai[visitor] = 0;
           total[visitor] = 0;

@@ -22,8 +22,9 @@ export function serializeDay(day: DayIndex): Buffer {
     out.push(key);
     out.set(set);
   }
-  out.push(day.pages.size);
-  for (const [path, page] of day.pages) {
+  const pages = [...day.pageEntries()];
+  out.push(pages.length);
+  for (const [path, page] of pages) {
     const [human, ai, total] = page.lists;
     out.push(path, (human ? 1 : 0) | (ai ? 2 : 0) | (total ? 4 : 0) | (page.crawlers ? 8 : 0));
     for (const list of page.lists) if (list) out.list(list);

@@ -1,0 +1,350 @@
+// Docs analytics benchmark: `npm run bench:analytics [-- --events 1000000]`.
+//
+// Generates the data set deterministically, imports it through the log importer (its own
+// process, like the CLI), then against a running server (its own process) measures: the first
+// query (catching up with the import), visitors export p50/p95 for 1-, 7- and 20-day ranges
+// (cold: a different window each time; cached: the same window again), HTTP ingestion rate,
+// the server's resident memory, and the same 20-day query as naive SQL over the raw events in
+// DuckDB, whose answer must match. Prints every figure.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { type BenchEvent, combinedLine, DAY, generate, jsonLine, START } from './dataset.ts';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '10000000' },
+    visitors: { type: 'string' },
+    paths: { type: 'string', default: '5000' },
+    days: { type: 'string', default: '30' },
+    'http-events': { type: 'string', default: '2000000' },
+    'combined-lines': { type: 'string', default: '2000000' },
+    rotation: { type: 'string', default: 'never' },
+    samples: { type: 'string', default: '15' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const EVENTS = Number(values.events);
+const VISITORS = Number(values.visitors ?? Math.max(1, Math.round(EVENTS / 10)));
+const PATHS = Number(values.paths);
+const DAYS = Number(values.days);
+const HTTP_EVENTS = Math.min(Number(values['http-events']), EVENTS);
+const COMBINED_LINES = Math.min(Number(values['combined-lines']), EVENTS);
+const SAMPLES = Number(values.samples);
+const ROTATION = values.rotation ?? 'never';
+const here = path.dirname(new URL(import.meta.url).pathname);
+const dir = mkdtempSync(path.join(tmpdir(), 'docwright-bench-analytics-'));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+
+log(`# Docwright analytics benchmark`);
+log(
+  `data set: ${fmt(EVENTS)} events, ${fmt(VISITORS)} visitors, ${fmt(PATHS)} pages, ${DAYS} days, salt rotation ${ROTATION}; data dir ${dir}`,
+);
+
+// 1. Data: JSON lines for the import (CDN export with Accept), CSV for DuckDB, combined log.
+let started = performance.now();
+const jsonFile = path.join(dir, 'access.jsonl');
+const csvFile = path.join(dir, 'events.csv');
+const combinedFile = path.join(dir, 'access.log');
+await writeLines(
+  [jsonFile, csvFile, combinedFile],
+  generate({ events: EVENTS, visitors: VISITORS, paths: PATHS, days: DAYS, seed: 1 }),
+  (e, i) => [
+    jsonLine(e),
+    `${e.timestamp},${e.page},${e.ip}|${e.userAgent.length}|${e.userAgent.slice(0, 24)},${e.category}`,
+    i < COMBINED_LINES ? combinedLine(e) : null,
+  ],
+);
+log(
+  `generated in ${((performance.now() - started) / 1000).toFixed(1)} s (${(statSync(jsonFile).size / 1e9).toFixed(2)} GB of JSON lines)`,
+);
+
+// 2. Server.
+const server = await startServer();
+log(`server pid ${server.info.pid} at ${server.info.url}`);
+
+// 3. Log import (JSON lines: the full data set), then a combined-format file into another project.
+const imported = await runImport(server.info.main, jsonFile);
+log(
+  `log import (JSON lines, full data set): ${fmt(imported.lines)} lines in ${imported.seconds.toFixed(1)} s = ${fmt(imported.linesPerSecond)} lines/s (${fmt(imported.imported)} imported, ${fmt(imported.skipped)} skipped)`,
+);
+const combined = await runImport('bench-combined', combinedFile);
+log(
+  `log import (combined format): ${fmt(combined.lines)} lines in ${combined.seconds.toFixed(1)} s = ${fmt(combined.linesPerSecond)} lines/s`,
+);
+const again = await runImport('bench-combined', combinedFile);
+log(
+  `re-import of the same combined file: ${fmt(again.imported)} imported, ${fmt(again.duplicates)} duplicates`,
+);
+
+// 4. First query: the server catches up with the imported events and builds its index.
+started = performance.now();
+await visitors(server.info.main, server.info.key, START, START + 20 * DAY);
+log(
+  `first query after the import (index built from the log): ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);
+
+// 5. Export latency.
+const results: Record<string, { cold: number[]; cached: number[] }> = {};
+for (const length of [1, 7, 20]) {
+  const starts = Math.max(1, DAYS - length + 1);
+  const cold: number[] = [];
+  for (let i = 0; i < Math.min(SAMPLES, starts); i++) {
+    // A different window each time (never the one the first query used), so none is cached.
+    const from = START + ((1 + i * 7) % starts) * DAY;
+    cold.push(await timed(() => visitors(server.info.main, server.info.key, from, from + length * DAY, i)));
+  }
+  const cached: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    cached.push(await timed(() => visitors(server.info.main, server.info.key, START, START + length * DAY)));
+  }
+  results[`${length}d`] = { cold, cached };
+  log(
+    `visitors export, ${String(length).padStart(2)}-day range: cold p50 ${ms(percentile(cold, 50))} p95 ${ms(percentile(cold, 95))} (n=${cold.length}); cached p50 ${ms(percentile(cached, 50))} p95 ${ms(percentile(cached, 95))}`,
+  );
+}
+
+// 6. HTTP ingestion into a second project (its index loaded first, so updates are included).
+await visitors(server.info.http, server.info.httpAdmin, START, START + DAY);
+const bodies = buildBodies(HTTP_EVENTS, 1000);
+started = performance.now();
+const accepted = await sendAll(server.info, bodies, 8);
+const httpSeconds = (performance.now() - started) / 1000;
+log(
+  `HTTP ingestion: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after a durable commit)`,
+);
+const retried = await sendAll(server.info, bodies.slice(0, 20), 4);
+log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);
+
+// 7. Memory.
+const status = readFileSync(`/proc/${server.info.pid}/status`, 'utf8');
+const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+log(`server resident memory: ${fmt(kb('VmRSS') / 1024)} MB now, ${fmt(kb('VmHWM') / 1024)} MB peak`);
+
+// 8. Baseline: naive SQL over the raw events in DuckDB, and the answers compared.
+const duck = await duckdbBaseline();
+const ours = await visitors(server.info.main, server.info.key, START + 5 * DAY, START + 25 * DAY);
+const oursMs = percentile(results['20d']?.cold ?? [], 50);
+log(
+  `DuckDB baseline (naive SQL over raw events, same 20-day query): p50 ${ms(duck.p50)} (load ${duck.loadSeconds.toFixed(1)} s); Docwright cold p50 ${ms(oursMs)}: ${(duck.p50 / oursMs).toFixed(1)}x faster`,
+);
+const same = JSON.stringify(duck.answer) === JSON.stringify({ totals: ours.totals, rows: ours.visitors });
+log(`answers identical to DuckDB (totals and top 50 rows): ${same ? 'yes' : 'NO'}`);
+
+server.process.kill('SIGTERM');
+await once(server.process, 'exit');
+if (!values.keep) rmSync(dir, { recursive: true, force: true });
+if (!same) process.exitCode = 1;
+
+// ---------------------------------------------------------------------------------------------
+
+interface ServerInfo {
+  url: string;
+  pid: number;
+  main: string;
+  http: string;
+  key: string;
+  httpKey: string;
+  httpAdmin: string;
+}
+
+async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(here, 'server.ts'), '--data-dir', dir, '--rotation', ROTATION],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const [line] = (await once(child.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
+  return { process: child, info: JSON.parse(line.toString()) as ServerInfo };
+}
+
+async function runImport(
+  project: string,
+  file: string,
+): Promise<{
+  lines: number;
+  imported: number;
+  duplicates: number;
+  skipped: number;
+  seconds: number;
+  linesPerSecond: number;
+}> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(here, 'import.ts'),
+      '--data-dir',
+      dir,
+      '--project',
+      project,
+      '--file',
+      file,
+      '--rotation',
+      ROTATION,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number];
+  if (code !== 0) throw new Error(`import exited with ${code}`);
+  return JSON.parse(out);
+}
+
+interface VisitorsReport {
+  totals: { human: number; ai: number; total: number };
+  visitors: Array<{ path: string; human: number; ai: number; total: number }>;
+}
+
+async function visitors(
+  project: string,
+  key: string,
+  from: number,
+  to: number,
+  bust = 0,
+): Promise<VisitorsReport> {
+  const query = `dateFrom=${new Date(from).toISOString().slice(0, 10)}&dateTo=${new Date(to).toISOString().slice(0, 10)}&limit=50&offset=${bust % 2}`;
+  const res = await fetch(`${server.info.url}/v1/analytics/${project}/visitors?${query}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  if (res.status !== 200) throw new Error(`visitors answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as VisitorsReport;
+}
+
+function buildBodies(count: number, batch: number): string[] {
+  const bodies: string[] = [];
+  let events: unknown[] = [];
+  let i = 0;
+  for (const e of generate({
+    events: count,
+    visitors: Math.max(1, Math.round(count / 10)),
+    paths: PATHS,
+    days: DAYS,
+    seed: 2,
+  })) {
+    events.push({
+      id: `h${i++}`,
+      timestamp: new Date(e.timestamp).toISOString(),
+      path: e.path,
+      userAgent: e.userAgent,
+      ip: e.ip,
+      ...(e.accept ? { accept: e.accept } : {}),
+    });
+    if (events.length === batch) {
+      bodies.push(JSON.stringify({ events }));
+      events = [];
+    }
+  }
+  if (events.length > 0) bodies.push(JSON.stringify({ events }));
+  return bodies;
+}
+
+async function sendAll(info: ServerInfo, bodies: string[], concurrency: number): Promise<number> {
+  let next = 0;
+  let accepted = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++] as string;
+      const res = await fetch(`${info.url}/v1/analytics/${info.http}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${info.httpKey}`, 'content-type': 'application/json' },
+        body,
+      });
+      if (res.status !== 202) throw new Error(`ingestion answered ${res.status}: ${await res.text()}`);
+      accepted += ((await res.json()) as { accepted: number }).accepted;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return accepted;
+}
+
+async function duckdbBaseline(): Promise<{ p50: number; loadSeconds: number; answer: unknown }> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const loadStarted = performance.now();
+  await connection.run(
+    `create table events as select * from read_csv('${csvFile}', header = false, quote = '', columns = {'ts': 'BIGINT', 'path': 'VARCHAR', 'visitor': 'VARCHAR', 'category': 'VARCHAR'})`,
+  );
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  const from = START + 5 * DAY;
+  const to = START + 25 * DAY;
+  const counted = `select path,
+      count(distinct visitor) filter (where category = 'human') as human,
+      count(distinct visitor) filter (where category = 'ai') as ai,
+      count(distinct visitor) as total
+    from events where ts >= ${from} and ts < ${to} and category in ('human', 'ai')`;
+  const times: number[] = [];
+  let answer: unknown = null;
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    const totals = (
+      await connection.runAndReadAll(counted.replace('select path,', 'select'))
+    ).getRowObjectsJS();
+    const rows = (
+      await connection.runAndReadAll(`${counted} group by path order by total desc, path limit 50`)
+    ).getRowObjectsJS();
+    times.push(performance.now() - t);
+    const n = (v: unknown) => Number(v);
+    const t0 = totals[0] ?? {};
+    answer = {
+      totals: { human: n(t0.human), ai: n(t0.ai), total: n(t0.total) },
+      rows: rows.map((r) => ({ path: String(r.path), human: n(r.human), ai: n(r.ai), total: n(r.total) })),
+    };
+  }
+  connection.closeSync();
+  return { p50: percentile(times, 50), loadSeconds, answer };
+}
+
+async function writeLines(
+  files: string[],
+  events: Iterable<BenchEvent>,
+  render: (e: BenchEvent, i: number) => Array<string | null>,
+): Promise<void> {
+  const streams = files.map((f) => createWriteStream(f, { highWaterMark: 1 << 22 }));
+  const buffers: string[][] = files.map(() => []);
+  let i = 0;
+  for (const e of events) {
+    const lines = render(e, i++);
+    lines.forEach((line, k) => {
+      if (line !== null) (buffers[k] as string[]).push(line);
+    });
+    if (i % 10_000 === 0) {
+      for (const [k, stream] of streams.entries()) {
+        const chunk = (buffers[k] as string[]).join('\n');
+        buffers[k] = [];
+        if (chunk && !stream.write(`${chunk}\n`)) await once(stream, 'drain');
+      }
+    }
+  }
+  for (const [k, stream] of streams.entries()) {
+    const chunk = (buffers[k] as string[]).join('\n');
+    if (chunk) stream.write(`${chunk}\n`);
+    stream.end();
+    await once(stream, 'finish');
+  }
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}

@@ -1,0 +1,41 @@
+// Benchmark server: the real Docwright HTTP app over a data dir, with analytics options that
+// have no environment variable yet (salt rotation, no export rate limit). Prints one JSON line.
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { openServices } from '../../src/app/services.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
+import { buildHttpApp } from '../../src/http/app.ts';
+
+const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, rotation: { type: 'string' } } });
+const dataDir = values['data-dir'] ?? '';
+const config = loadConfig({
+  DOCWRIGHT_DATA_DIR: dataDir,
+  DOCWRIGHT_PORT: '0',
+  DOCWRIGHT_LOG_LEVEL: 'silent',
+});
+const logger = pino({ level: 'silent' });
+const services = await openServices(config, logger, {
+  analytics: { saltRotation: (values.rotation ?? 'never') as SaltRotation, rateLimitPerWindow: 0 },
+});
+const main = await services.projects.create({ name: 'bench', repository: 'https://example.com/bench.git' });
+const http = await services.projects.create({
+  name: 'bench-http',
+  repository: 'https://example.com/http.git',
+});
+const { key } = await services.keys.create(main.id, 'bench');
+const { key: httpKey } = await services.keys.create(http.id, 'bench', 'ingest');
+const { key: httpAdmin } = await services.keys.create(http.id, 'bench-admin');
+const app = await buildHttpApp({ services, logger });
+await app.listen({ host: '127.0.0.1', port: 0 });
+const { port } = app.server.address() as AddressInfo;
+process.stdout.write(
+  `${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid, main: main.id, http: http.id, key, httpKey, httpAdmin })}\n`,
+);
+process.on('SIGTERM', () => {
+  app
+    .close()
+    .then(() => services.close())
+    .then(() => process.exit(0));
+});

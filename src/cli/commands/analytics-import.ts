@@ -1,0 +1,78 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { LogFormat } from '../../domain/analytics/log-formats.ts';
+import { type ImportProgress, type ImportSummary, importLog } from '../../domain/analytics/log-import.ts';
+import { withServices } from '../context.ts';
+import { print, table } from '../output.ts';
+
+/** `docwright analytics import --project ID [--format …] FILE|-` */
+export async function analyticsImportCommand(
+  file: string,
+  options: { project: string; format?: LogFormat | undefined; json: boolean },
+): Promise<void> {
+  const summary = await withServices(async (services) => {
+    await services.projects.get(options.project); // a clear "not found" before reading anything
+    const size = file === '-' ? null : (await stat(file)).size;
+    const input = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+    input.setEncoding('utf8');
+    const progress = !options.json && process.stderr.isTTY ? new ProgressLine(size) : null;
+    try {
+      return await importLog({
+        analytics: services.analytics,
+        projectId: options.project,
+        input: input as AsyncIterable<string>,
+        format: options.format,
+        onProgress: (p) => progress?.update(p),
+      });
+    } finally {
+      progress?.done();
+    }
+  });
+  print(options.json, summary, render);
+}
+
+function render(s: ImportSummary): string {
+  const lines = [
+    `Read ${s.lines.toLocaleString('en')} lines (${s.format} format): ${s.imported.toLocaleString('en')} views imported, ${s.duplicates.toLocaleString('en')} already imported, ${s.skipped.toLocaleString('en')} skipped.`,
+  ];
+  if (s.reasons.length > 0) {
+    lines.push('Skipped lines by reason:');
+    lines.push(
+      table(
+        ['LINES', 'REASON'],
+        s.reasons.map((r) => [r.lines.toLocaleString('en'), r.reason]),
+      ),
+    );
+  }
+  if (s.format === 'common' && s.imported > 0) {
+    lines.push(
+      'Note: the common format has no user agent, so its views cannot be told apart as human or AI.',
+    );
+  }
+  return lines.join('\n');
+}
+
+/** One self-overwriting line on stderr, at most five times a second. */
+class ProgressLine {
+  private readonly size: number | null;
+  private readonly started = Date.now();
+  private last = 0;
+  constructor(size: number | null) {
+    this.size = size;
+  }
+
+  update(p: ImportProgress): void {
+    const now = Date.now();
+    if (now - this.last < 200) return;
+    this.last = now;
+    const seconds = Math.max(0.001, (now - this.started) / 1000);
+    const percent = this.size ? ` ${Math.min(100, (100 * p.bytes) / this.size).toFixed(1)}%` : '';
+    process.stderr.write(
+      `\r\u001b[2K${percent} ${p.lines.toLocaleString('en')} lines, ${p.imported.toLocaleString('en')} imported, ${p.skipped.toLocaleString('en')} skipped, ${Math.round(p.lines / seconds).toLocaleString('en')} lines/s`,
+    );
+  }
+
+  done(): void {
+    process.stderr.write('\r\u001b[2K');
+  }
+}

@@ -1,0 +1,105 @@
+import { hash } from 'node:crypto';
+import type { AnalyticsService } from './analytics-service.ts';
+import type { IncomingEvent } from './ingest.ts';
+import { detectFormat, type LogFormat, parseLine } from './log-formats.ts';
+
+export interface ImportProgress {
+  lines: number;
+  bytes: number;
+  imported: number;
+  duplicates: number;
+  skipped: number;
+}
+
+export interface ImportSummary extends ImportProgress {
+  format: LogFormat;
+  /** Skipped lines by reason, most frequent first. */
+  reasons: Array<{ reason: string; lines: number }>;
+}
+
+export interface ImportOptions {
+  analytics: AnalyticsService;
+  projectId: string;
+  /** The log, as text chunks (a file or stdin stream with utf8 encoding). */
+  input: AsyncIterable<string>;
+  /** Detected from the first line when absent. */
+  format?: LogFormat | undefined;
+  /** Views per durable append (default 20,000). */
+  batchSize?: number;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/**
+ * Streams an access log into the ingestion pipeline. Each view's id is derived from the line
+ * itself (its hash, plus how many identical lines came before it within the same second), so
+ * importing the same file again, or a log that overlaps one already imported, adds nothing.
+ */
+export async function importLog(options: ImportOptions): Promise<ImportSummary> {
+  const batchSize = options.batchSize ?? 20_000;
+  const progress: ImportProgress = { lines: 0, bytes: 0, imported: 0, duplicates: 0, skipped: 0 };
+  const reasons = new Map<string, number>();
+  const skip = (reason: string, count = 1) => {
+    reasons.set(reason, (reasons.get(reason) ?? 0) + count);
+    progress.skipped += count;
+  };
+  let format = options.format;
+  let batch: IncomingEvent[] = [];
+  let lastTime = '';
+  let seenThisSecond = new Map<string, number>();
+
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const events = batch;
+    batch = [];
+    const result = await options.analytics.ingestMany(options.projectId, events);
+    progress.imported += result.accepted;
+    progress.duplicates += result.duplicates;
+    for (const rejection of result.rejected) skip(rejection.reason);
+    options.onProgress?.(progress);
+  };
+
+  const handle = (line: string) => {
+    progress.lines++;
+    if (line.trim() === '') {
+      skip('empty line');
+      return;
+    }
+    if (format === undefined) format = detectFormat(line);
+    const parsed = parseLine(format, line);
+    if ('skip' in parsed) {
+      skip(parsed.skip);
+      return;
+    }
+    // Identical lines (same client, page and second) are separate views: number them.
+    if (parsed.time !== lastTime) {
+      lastTime = parsed.time;
+      seenThisSecond = new Map();
+    }
+    const occurrence = seenThisSecond.get(line) ?? 0;
+    seenThisSecond.set(line, occurrence + 1);
+    parsed.event.id = `log:${hash('sha1', line, 'base64')}:${occurrence}`;
+    batch.push(parsed.event);
+  };
+
+  let rest = '';
+  for await (const chunk of options.input) {
+    progress.bytes += Buffer.byteLength(chunk);
+    const text = rest + chunk;
+    let start = 0;
+    for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
+      handle(text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end));
+      start = end + 1;
+    }
+    rest = text.slice(start);
+    if (batch.length >= batchSize) await flush();
+  }
+  if (rest !== '') handle(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
+  await flush();
+  options.onProgress?.(progress);
+
+  return {
+    ...progress,
+    format: format ?? 'combined',
+    reasons: [...reasons].map(([reason, lines]) => ({ reason, lines })).sort((a, b) => b.lines - a.lines),
+  };
+}
