@@ -33,6 +33,17 @@ const expectText = (ctx: EvalContext, file: string, pattern: RegExp, what: strin
   pattern.test(ctx.read(file) ?? '') ? null : `${file} does not ${what}`;
 const navigation = (ctx: EvalContext) => ctx.read('docs.json') ?? '';
 
+// JavaScript source written into the page; its ${…} is the page's own template literal.
+const CURL_THEN_JAVASCRIPT = `curl https://api.example.com/v1/widgets -H "Authorization: Bearer $ACME_KEY"
+\`\`\`
+
+\`\`\`javascript
+const response = await fetch("https://api.example.com/v1/widgets", {
+  headers: { Authorization: \`Bearer \${process.env.ACME_KEY}\` },
+});
+\`\`\`
+`;
+
 const RATE_LIMITS = `---
 title: Rate limits
 description: How many requests you can make, and what happens when you make more.
@@ -161,8 +172,7 @@ export const TASKS: EvalTask[] = [
       call('edit_file', {
         path: 'guides/authentication.mdx',
         old_string: 'curl https://api.example.com/v1/widgets -H "Authorization: Bearer $ACME_KEY"\n```\n',
-        new_string:
-          'curl https://api.example.com/v1/widgets -H "Authorization: Bearer $ACME_KEY"\n```\n\n```javascript\nconst response = await fetch("https://api.example.com/v1/widgets", {\n  headers: { Authorization: `Bearer ${process.env.ACME_KEY}` },\n});\n```\n',
+        new_string: CURL_THEN_JAVASCRIPT,
       }),
       finish('Added a JavaScript example.', 'Add a JavaScript authentication example'),
     ],

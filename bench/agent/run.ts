@@ -108,8 +108,13 @@ const config = loadConfig({
   DOCWRIGHT_PUBLIC_URL: 'http://127.0.0.1:8080',
 });
 // BENCH_AGENT_LOG=info prints each turn's phase timings on stderr.
-const agentLog = pino({ level: process.env.BENCH_AGENT_LOG ?? 'silent' }, pino.destination({ dest: 2, sync: true }));
-const services = await openServices(config, silent, { agent: createLlmAgent(config, agentLog, { secretBox: null }) });
+const agentLog = pino(
+  { level: process.env.BENCH_AGENT_LOG ?? 'silent' },
+  pino.destination({ dest: 2, sync: true }),
+);
+const services = await openServices(config, silent, {
+  agent: createLlmAgent(config, agentLog, { secretBox: null }),
+});
 const app = await buildHttpApp({ services, logger: silent });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();
@@ -143,7 +148,6 @@ for (let i = 0; i <= runs; i++) {
     ).status;
   }
   if (status !== 'completed') throw new Error(`job ${id} ended ${status}`);
-  if (process.env.BENCH_DEBUG) console.log(JSON.stringify(await services.jobs.get(project.id, id)), JSON.stringify((await services.jobs.conversation(project.id, id)).messages).slice(0, 1500));
   if (i === 0) continue;
   toFirstRequest.push(firstRequestAt - started);
   endToEnd.push(performance.now() - started);
