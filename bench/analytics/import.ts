@@ -1,12 +1,10 @@
 // Benchmark importer: the same importLog pipeline as `docwright analytics import`, in its own
 // process (as the CLI runs), with the benchmark's salt rotation. Prints one JSON line.
-import { createReadStream } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
+import { importFileInParallel } from '../../src/cli/commands/analytics-import-parallel.ts';
 import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
-import { importLog } from '../../src/domain/analytics/log-import.ts';
-import { DEFAULT_ANALYTICS_OPTIONS, openAnalytics } from '../../src/domain/analytics/options.ts';
-import { systemClock } from '../../src/domain/clock.ts';
+import { DEFAULT_ANALYTICS_OPTIONS } from '../../src/domain/analytics/options.ts';
 
 const { values } = parseArgs({
   options: {
@@ -16,20 +14,13 @@ const { values } = parseArgs({
     rotation: { type: 'string' },
   },
 });
-const analytics = openAnalytics({
+const started = performance.now();
+const summary = await importFileInParallel({
+  file: values.file ?? '',
+  projectId: values.project ?? '',
+  workers: availableParallelism(),
   dataDir: values['data-dir'] ?? '',
-  clock: systemClock,
-  logger: pino({ level: 'silent' }),
   settings: { ...DEFAULT_ANALYTICS_OPTIONS, saltRotation: (values.rotation ?? 'never') as SaltRotation },
 });
-const input = createReadStream(values.file ?? '', { highWaterMark: 1 << 20 });
-input.setEncoding('utf8');
-const started = performance.now();
-const summary = await importLog({
-  analytics,
-  projectId: values.project ?? '',
-  input: input as AsyncIterable<string>,
-});
 const seconds = (performance.now() - started) / 1000;
-await analytics.close();
 process.stdout.write(`${JSON.stringify({ ...summary, seconds, linesPerSecond: summary.lines / seconds })}\n`);

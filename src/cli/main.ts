@@ -113,9 +113,15 @@ function buildProgram(): Command {
         LOG_FORMATS,
       ),
     )
+    .option('--workers <n>', 'worker threads for a large file (default: one per core, at most 4)', Number)
     .option(...json)
     .action((file, o) =>
-      analyticsImportCommand(file, { project: o.project, format: o.format, json: Boolean(o.json) }),
+      analyticsImportCommand(file, {
+        project: o.project,
+        format: o.format,
+        workers: o.workers,
+        json: Boolean(o.json),
+      }),
     );
   return program;
 }

@@ -1,21 +1,40 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import type { LogFormat } from '../../domain/analytics/log-formats.ts';
 import { type ImportProgress, type ImportSummary, importLog } from '../../domain/analytics/log-import.ts';
 import { withServices } from '../context.ts';
 import { print, table } from '../output.ts';
+import { importFileInParallel } from './analytics-import-parallel.ts';
 
 /** `docwright analytics import --project ID [--format …] FILE|-` */
 export async function analyticsImportCommand(
   file: string,
-  options: { project: string; format?: LogFormat | undefined; json: boolean },
+  options: { project: string; format?: LogFormat | undefined; workers?: number | undefined; json: boolean },
 ): Promise<void> {
   const summary = await withServices(async (services) => {
     await services.projects.get(options.project); // a clear "not found" before reading anything
     const size = file === '-' ? null : (await stat(file)).size;
+    const progress = !options.json && process.stderr.isTTY ? new ProgressLine(size) : null;
+    // A file big enough to be worth it is split across worker threads (one per core).
+    const workers = options.workers ?? Math.min(4, availableParallelism());
+    if (size !== null && size > 16 * 1024 * 1024 && workers > 1) {
+      try {
+        return await importFileInParallel({
+          file,
+          projectId: options.project,
+          format: options.format,
+          workers,
+          dataDir: services.config.dataDir,
+          settings: services.analyticsOptions,
+          onProgress: (p) => progress?.update(p),
+        });
+      } finally {
+        progress?.done();
+      }
+    }
     const input = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
     input.setEncoding('utf8');
-    const progress = !options.json && process.stderr.isTTY ? new ProgressLine(size) : null;
     try {
       return await importLog({
         analytics: services.analytics,

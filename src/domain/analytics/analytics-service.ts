@@ -48,7 +48,7 @@ export class AnalyticsService {
 
   /** For log import: larger batches, same pipeline. */
   ingestMany(projectId: string, events: readonly unknown[]): Promise<IngestResult> {
-    return this.ingestor.ingest(projectId, events);
+    return this.ingestor.ingest(projectId, events, { maxIdLength: 64 * 1024 });
   }
 
   async pages(projectId: string, measure: 'visitors' | 'views', params: PageParams): Promise<PageReport> {

@@ -59,8 +59,11 @@ export class VisitorIdentity {
   // Imported once: createHmac with a raw Buffer re-imports the key on every call, which costs
   // more than the hash itself.
   private readonly loaded = new Map<string, KeyObject>();
-  // Most traffic repeats (IP, user agent) within a period: skip the HMAC for those.
-  private readonly cache = new Map<string, Buffer>();
+  // Most traffic repeats (IP, user agent) within a period: skip the HMAC for those. Nested
+  // maps (period and project, user agent, IP): a long user agent is hashed once per lookup and
+  // never concatenated.
+  private readonly cache = new Map<string, Map<string, Map<string, Buffer>>>();
+  private cached = 0;
   private readonly cacheLimit: number;
 
   constructor(options: { rotation: SaltRotation; salts: SaltSource; cacheLimit?: number }) {
@@ -85,14 +88,31 @@ export class VisitorIdentity {
     if (input.visitorId !== undefined) {
       return this.hmac(EXPLICIT_ID_PERIOD, 0, `${input.projectId}\u0000${input.visitorId}`);
     }
-    const period = this.periodOf(input.timestamp);
-    const message = `${input.projectId}\u0000${input.ip ?? ''}\u0000${input.userAgent}`;
-    const cacheKey = `${period}\u0000${message}`;
-    const cached = this.cache.get(cacheKey);
-    if (cached) return cached;
+    const period = this.rotation === 'never' ? 'never' : this.periodOf(input.timestamp);
+    const ip = input.ip ?? '';
+    const scope = `${period}\u0000${input.projectId}`;
+    let byAgent = this.cache.get(scope);
+    let byIp = byAgent?.get(input.userAgent);
+    const hit = byIp?.get(ip);
+    if (hit) return hit;
+    const message = `${input.projectId}\u0000${ip}\u0000${input.userAgent}`;
     const key = this.hmac(period, periodStartDay(this.rotation, input.timestamp), message);
-    if (this.cache.size >= this.cacheLimit) this.cache.clear();
-    this.cache.set(cacheKey, key);
+    if (this.cached >= this.cacheLimit) {
+      this.cache.clear();
+      this.cached = 0;
+      byAgent = undefined;
+      byIp = undefined;
+    }
+    if (!byAgent) {
+      byAgent = new Map();
+      this.cache.set(scope, byAgent);
+    }
+    if (!byIp) {
+      byIp = new Map();
+      byAgent.set(input.userAgent, byIp);
+    }
+    byIp.set(ip, key);
+    this.cached++;
     return key;
   }
 

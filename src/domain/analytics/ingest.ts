@@ -36,6 +36,11 @@ const MAX_FUTURE_MS = 24 * 3_600_000;
 const MAX_TEXT = 1024;
 const MAX_ID = 256;
 
+export interface PrepareOptions {
+  /** Longest accepted event id (API: 256; log import uses the line itself). */
+  maxIdLength?: number;
+}
+
 interface Checked {
   index: number;
   event: IncomingEvent;
@@ -59,8 +64,12 @@ export class Ingestor {
     this.clock = options.clock;
   }
 
-  async ingest(projectId: string, events: readonly unknown[]): Promise<IngestResult> {
-    const { prepared, rejected } = await this.prepare(projectId, events);
+  async ingest(
+    projectId: string,
+    events: readonly unknown[],
+    options: PrepareOptions = {},
+  ): Promise<IngestResult> {
+    const { prepared, rejected } = await this.prepare(projectId, events, options);
     const { accepted, duplicates } = await this.store.append(projectId, prepared);
     return { accepted, duplicates, rejected };
   }
@@ -68,12 +77,14 @@ export class Ingestor {
   async prepare(
     projectId: string,
     events: readonly unknown[],
+    options: PrepareOptions = {},
   ): Promise<{ prepared: PreparedEvent[]; rejected: EventRejection[] }> {
+    const maxId = options.maxIdLength ?? MAX_ID;
     const rejected: EventRejection[] = [];
     const checked: Checked[] = [];
     const latest = this.clock().getTime() + MAX_FUTURE_MS;
     events.forEach((raw, index) => {
-      const problem = check(raw, latest);
+      const problem = check(raw, latest, maxId);
       if (typeof problem === 'string') rejected.push({ index, reason: problem });
       else checked.push({ index, ...problem });
     });
@@ -125,7 +136,7 @@ export function eventKey(projectId: string, id: string): Buffer {
 }
 
 /** Validates one event; returns the reason it is rejected, or the event and its time. */
-function check(raw: unknown, latest: number): string | Omit<Checked, 'index'> {
+function check(raw: unknown, latest: number, maxId: number): string | Omit<Checked, 'index'> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'event must be a JSON object';
   const e = raw as Record<string, unknown>;
 
@@ -173,8 +184,8 @@ function check(raw: unknown, latest: number): string | Omit<Checked, 'index'> {
   let id: string | undefined;
   if (e.id !== undefined && e.id !== null) {
     if (typeof e.id === 'number' && Number.isSafeInteger(e.id)) id = String(e.id);
-    else if (typeof e.id === 'string' && e.id.length > 0 && e.id.length <= MAX_ID) id = e.id;
-    else return `id must be a non-empty string of at most ${MAX_ID} characters, or an integer`;
+    else if (typeof e.id === 'string' && e.id.length > 0 && e.id.length <= maxId) id = e.id;
+    else return `id must be a non-empty string of at most ${maxId} characters, or an integer`;
   }
 
   return {

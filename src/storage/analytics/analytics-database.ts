@@ -347,7 +347,9 @@ export class Dictionary {
  */
 export class VisitorDictionary {
   private readonly byKey = new Map<string, number>();
+  private byBuffer = new WeakMap<Buffer, number>();
   private staged: string[] = [];
+  private stagedBuffers: Buffer[] = [];
   private next = 1;
   private synced = 1;
   private readonly cacheLimit: number;
@@ -379,6 +381,9 @@ export class VisitorDictionary {
 
   /** The number for `key`, assigned if new. Call inside a write transaction, after `sync`. */
   idFor(key: Buffer): number {
+    // Repeat visitors arrive with the very Buffer the identity cache handed out before.
+    const known = this.byBuffer.get(key);
+    if (known !== undefined) return known;
     const cacheKey = key.toString('latin1');
     const cached = this.byKey.get(cacheKey);
     if (cached !== undefined) return cached;
@@ -390,6 +395,8 @@ export class VisitorDictionary {
     if (this.byKey.size >= this.cacheLimit) this.byKey.clear();
     this.byKey.set(cacheKey, no);
     this.staged.push(cacheKey);
+    this.stagedBuffers.push(key);
+    this.byBuffer.set(key, no);
     return no;
   }
 
@@ -400,11 +407,14 @@ export class VisitorDictionary {
 
   commit(): void {
     this.staged = [];
+    this.stagedBuffers = [];
   }
 
   rollback(): void {
     for (const key of this.staged) this.byKey.delete(key);
+    for (const key of this.stagedBuffers) this.byBuffer.delete(key);
     this.staged = [];
+    this.stagedBuffers = [];
     this.next = this.synced;
   }
 }

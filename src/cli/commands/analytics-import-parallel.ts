@@ -1,0 +1,141 @@
+import { open } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import { detectFormat, type LogFormat, parseLine } from '../../domain/analytics/log-formats.ts';
+import type { ImportProgress, ImportSummary } from '../../domain/analytics/log-import.ts';
+import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
+
+export interface ParallelImportOptions {
+  file: string;
+  projectId: string;
+  format?: LogFormat | undefined;
+  workers: number;
+  dataDir: string;
+  settings: AnalyticsOptions;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/**
+ * Imports a log file in `workers` worker threads, each streaming its own slice through the same
+ * pipeline as `importLog`. Slices end where the second changes, so identical lines of one second
+ * stay together and every line gets the id a single-threaded import would give it.
+ */
+export async function importFileInParallel(options: ParallelImportOptions): Promise<ImportSummary> {
+  const handle = await open(options.file, 'r');
+  let bounds: number[];
+  let format: LogFormat;
+  try {
+    const { size } = await handle.stat();
+    const head = await readAt(handle, 0, 64 * 1024);
+    format = options.format ?? detectFormat(head.split('\n', 1)[0] ?? '');
+    bounds = [0];
+    for (let k = 1; k < options.workers; k++) {
+      const bound = await sliceBoundary(handle, Math.floor((size * k) / options.workers), size, format);
+      if (bound > (bounds[bounds.length - 1] as number) && bound < size) bounds.push(bound);
+    }
+    bounds.push(size);
+  } finally {
+    await handle.close();
+  }
+
+  const progress: ImportProgress[] = [];
+  const summaries = await Promise.all(
+    bounds.slice(1).map(
+      (end, i) =>
+        new Promise<ImportSummary>((resolve, reject) => {
+          const worker = new Worker(new URL('./analytics-import-worker.ts', import.meta.url), {
+            workerData: {
+              file: options.file,
+              start: bounds[i],
+              end,
+              projectId: options.projectId,
+              format,
+              dataDir: options.dataDir,
+              settings: options.settings,
+            },
+          });
+          let summary: ImportSummary | null = null;
+          worker.on('message', (message: { progress?: ImportProgress; summary?: ImportSummary }) => {
+            if (message.summary) summary = message.summary;
+            if (message.progress) {
+              progress[i] = message.progress;
+              options.onProgress?.(sum(progress));
+            }
+          });
+          worker.on('error', reject);
+          worker.on('exit', (code) => {
+            if (summary) resolve(summary);
+            else
+              reject(new Error(`Import worker ${i} stopped (exit code ${code}) before finishing its slice`));
+          });
+        }),
+    ),
+  );
+  const reasons = new Map<string, number>();
+  for (const s of summaries)
+    for (const r of s.reasons) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + r.lines);
+  return {
+    ...sum(summaries),
+    format,
+    reasons: [...reasons].map(([reason, lines]) => ({ reason, lines })).sort((a, b) => b.lines - a.lines),
+  };
+}
+
+function sum(parts: Array<ImportProgress | undefined>): ImportProgress {
+  const total: ImportProgress = { lines: 0, bytes: 0, imported: 0, duplicates: 0, skipped: 0 };
+  for (const p of parts) {
+    if (!p) continue;
+    total.lines += p.lines;
+    total.bytes += p.bytes;
+    total.imported += p.imported;
+    total.duplicates += p.duplicates;
+    total.skipped += p.skipped;
+  }
+  return total;
+}
+
+/** The first line start at or after `from` whose second differs from the line before it. */
+async function sliceBoundary(
+  handle: Awaited<ReturnType<typeof open>>,
+  from: number,
+  size: number,
+  format: LogFormat,
+): Promise<number> {
+  let position = from;
+  let previousTime: string | null = null;
+  while (position < size) {
+    const text = await readAt(handle, position, 64 * 1024);
+    const lines = text.split('\n');
+    // The first piece is the rest of a line we landed inside of (unless at a line start).
+    let offset = position;
+    const startIndex = previousTime === null ? 1 : 0;
+    if (previousTime === null) {
+      offset += Buffer.byteLength(lines[0] ?? '') + 1;
+      previousTime = timeOf(format, lines[0] ?? '');
+    }
+    for (let i = startIndex; i < lines.length - 1; i++) {
+      const line = lines[i] ?? '';
+      const time = timeOf(format, line);
+      if (time !== null && time !== previousTime) return offset;
+      previousTime = time ?? previousTime;
+      offset += Buffer.byteLength(line) + 1;
+    }
+    if (lines.length <= 1) return size;
+    position = offset;
+  }
+  return size;
+}
+
+function timeOf(format: LogFormat, line: string): string | null {
+  const parsed = parseLine(format, line);
+  return 'time' in parsed ? parsed.time : null;
+}
+
+async function readAt(
+  handle: Awaited<ReturnType<typeof open>>,
+  position: number,
+  length: number,
+): Promise<string> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead).toString('utf8');
+}

@@ -1,0 +1,45 @@
+// One slice of a parallel log import (see analytics-import-parallel.ts), in a worker thread
+// with its own connection to the analytics file.
+import { createReadStream } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { pino } from 'pino';
+import type { LogFormat } from '../../domain/analytics/log-formats.ts';
+import { importLog } from '../../domain/analytics/log-import.ts';
+import { type AnalyticsOptions, openAnalytics } from '../../domain/analytics/options.ts';
+import { systemClock } from '../../domain/clock.ts';
+
+interface Slice {
+  file: string;
+  start: number;
+  end: number;
+  projectId: string;
+  format: LogFormat;
+  dataDir: string;
+  settings: AnalyticsOptions;
+}
+
+const slice = workerData as Slice;
+const analytics = openAnalytics({
+  dataDir: slice.dataDir,
+  clock: systemClock,
+  logger: pino({ level: 'silent' }),
+  settings: slice.settings,
+});
+try {
+  const input = createReadStream(slice.file, {
+    start: slice.start,
+    end: slice.end - 1,
+    highWaterMark: 1 << 20,
+  });
+  input.setEncoding('utf8');
+  const summary = await importLog({
+    analytics,
+    projectId: slice.projectId,
+    input: input as AsyncIterable<string>,
+    format: slice.format,
+    onProgress: (progress) => parentPort?.postMessage({ progress: { ...progress } }),
+  });
+  parentPort?.postMessage({ summary });
+} finally {
+  await analytics.close();
+}
