@@ -45,6 +45,20 @@ describe(`job runner on ${testBackend}`, () => {
     expect.poll(async () => (await get(id)).status, { timeout, interval: 25 }).toBe(status);
   const turns = async (id: string) => (await t.services.jobs.conversation(t.project.id, id)).turns;
 
+  /** A worker that claims the job, starts its turn, then vanishes without a heartbeat. */
+  async function simulateDeadWorker(jobId: string, leaseMs: number) {
+    const { db, dialect } = t.services.storage;
+    const now = new Date();
+    const claimed = await claimJob(db, dialect, {
+      owner: 'dead-worker',
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+    });
+    expect(claimed?.id).toBe(jobId);
+    const turn = await firstOpenTurn(db, jobId);
+    await updateTurnIfStatus(db, turn?.id ?? '', ['pending'], { status: 'running', attempts: 1 });
+  }
+
   it('runs a turn to completed, with the agent messages and usage stored in order', async () => {
     await start();
     const job = await create('pr: add a page');
@@ -142,19 +156,7 @@ describe(`job runner on ${testBackend}`, () => {
   it('reclaims a turn whose worker died once the lease expires, counting the attempt', async () => {
     await start({}, { startWorker: false });
     const job = await create('after a crash');
-    // A worker that claims the job, starts the turn and then vanishes without a heartbeat.
-    const now = new Date();
-    const claimed = await claimJob(t.services.storage.db, t.services.storage.dialect, {
-      owner: 'dead-worker',
-      now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + 700).toISOString(),
-    });
-    expect(claimed?.id).toBe(job.id);
-    const turn = await firstOpenTurn(t.services.storage.db, job.id);
-    await updateTurnIfStatus(t.services.storage.db, turn?.id ?? '', ['pending'], {
-      status: 'running',
-      attempts: 1,
-    });
+    await simulateDeadWorker(job.id, 700);
 
     worker = createWorker(t.services, pino({ level: 'silent' }));
     worker.start();
@@ -168,17 +170,7 @@ describe(`job runner on ${testBackend}`, () => {
   it('fails a turn abandoned more often than the attempt limit', async () => {
     await start({ DOCWRIGHT_MAX_ATTEMPTS: '1' }, { startWorker: false });
     const job = await create('abandoned');
-    const now = new Date();
-    await claimJob(t.services.storage.db, t.services.storage.dialect, {
-      owner: 'dead-worker',
-      now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + 100).toISOString(),
-    });
-    const turn = await firstOpenTurn(t.services.storage.db, job.id);
-    await updateTurnIfStatus(t.services.storage.db, turn?.id ?? '', ['pending'], {
-      status: 'running',
-      attempts: 1,
-    });
+    await simulateDeadWorker(job.id, 100);
     worker = createWorker(t.services, pino({ level: 'silent' }));
     worker.start();
     await waitFor(job.id, 'failed');

@@ -37,6 +37,7 @@ export interface WorkspacePort {
 export interface WorkspaceRequest {
   projectId: string;
   jobId: string;
+  /** A git URL (https://, ssh://, git@host:path) or an absolute path on this machine. */
   repository: string;
   baseBranch: string;
   branch: string;

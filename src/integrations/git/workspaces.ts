@@ -2,22 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { GitCredentials } from '../../domain/agent/code-host.ts';
+import type { WorkspaceRequest } from '../../domain/agent/llm-agent.ts';
 import { GitError, GitRunner, type GitRunOptions, redact } from './git-runner.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 
 export type { GitCredentials } from '../../domain/agent/code-host.ts';
+// The request shape is the agent's port (domain); this adapter implements it.
+export type { WorkspaceRequest } from '../../domain/agent/llm-agent.ts';
 export { GitError } from './git-runner.ts';
-
-export interface WorkspaceRequest {
-  projectId: string;
-  jobId: string;
-  /** A git URL (https://, ssh://, git@host:path) or an absolute path on this machine. */
-  repository: string;
-  baseBranch: string;
-  branch: string;
-  credentials: GitCredentials | null;
-}
 
 export interface PreparedWorkspace {
   dir: string;
