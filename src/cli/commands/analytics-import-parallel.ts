@@ -115,7 +115,8 @@ async function sliceBoundary(
     for (let i = startIndex; i < lines.length - 1; i++) {
       const line = lines[i] ?? '';
       const time = timeOf(format, line);
-      if (time !== null && time !== previousTime) return offset;
+      // Cut only where a known second changes (the piece we landed in may not parse).
+      if (time !== null && previousTime !== null && time !== previousTime) return offset;
       previousTime = time ?? previousTime;
       offset += Buffer.byteLength(line) + 1;
     }

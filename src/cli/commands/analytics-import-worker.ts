@@ -24,6 +24,7 @@ const analytics = openAnalytics({
   clock: systemClock,
   logger: pino({ level: 'silent' }),
   settings: slice.settings,
+  identityCacheLimit: 2_000_000,
 });
 try {
   const input = createReadStream(slice.file, {

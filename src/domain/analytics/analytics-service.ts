@@ -19,6 +19,8 @@ export interface AnalyticsServiceOptions {
   saltRotation?: SaltRotation;
   /** Most events one ingestion request may carry. */
   maxBatch?: number;
+  /** (IP, user agent) pairs whose visitor key is kept in memory (default 200,000). */
+  identityCacheLimit?: number;
 }
 
 export const DEFAULT_MAX_BATCH = 1000;
@@ -34,7 +36,11 @@ export class AnalyticsService {
     this.store = options.store;
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     this.saltRotation = options.saltRotation ?? 'daily';
-    const identity = new VisitorIdentity({ rotation: this.saltRotation, salts: options.store });
+    const identity = new VisitorIdentity({
+      rotation: this.saltRotation,
+      salts: options.store,
+      ...(options.identityCacheLimit ? { cacheLimit: options.identityCacheLimit } : {}),
+    });
     this.ingestor = new Ingestor({ store: options.store, identity, clock: options.clock });
   }
 

@@ -36,6 +36,8 @@ export function openAnalytics(options: {
   clock: Clock;
   logger: Logger;
   settings: AnalyticsOptions;
+  /** A bulk import sees many more distinct visitors than a server: give it a bigger cache. */
+  identityCacheLimit?: number;
 }): AnalyticsService {
   const store = new EmbeddedAnalyticsStore({
     file: options.settings.file ?? path.join(options.dataDir, 'analytics.sqlite'),
@@ -48,5 +50,6 @@ export function openAnalytics(options: {
     clock: options.clock,
     saltRotation: options.settings.saltRotation,
     maxBatch: options.settings.maxBatch,
+    ...(options.identityCacheLimit ? { identityCacheLimit: options.identityCacheLimit } : {}),
   });
 }

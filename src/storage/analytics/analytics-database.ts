@@ -22,8 +22,7 @@ create table if not exists paths (no integer primary key, value text not null un
 create table if not exists agents (no integer primary key, value text not null unique);
 create table if not exists user_agents (no integer primary key, value text not null unique);
 create table if not exists referrers (no integer primary key, value text not null unique);
-create table if not exists visitors (value blob primary key, no integer not null) without rowid;
-create table if not exists counters (name text primary key, value integer not null);
+create table if not exists visitor_keys (no integer primary key, value blob not null);
 create table if not exists chunks (
   seq integer primary key,
   project integer not null,
@@ -53,8 +52,6 @@ export interface AnalyticsDatabaseOptions {
    * loss; `normal` survives a process crash only.
    */
   synchronous?: 'full' | 'normal';
-  /** Most visitor keys cached in memory; beyond that lookups go to the database. */
-  visitorCacheLimit?: number;
 }
 
 /** A stored chunk: `words` holds `count` records of RECORD_WORDS u32 each. */
@@ -106,7 +103,7 @@ export class AnalyticsDatabase {
     this.agents = new Dictionary(sqlite, 'agents', true);
     this.userAgents = new Dictionary(sqlite, 'user_agents', false, 100_000);
     this.referrers = new Dictionary(sqlite, 'referrers', false, 100_000);
-    this.visitors = new VisitorDictionary(sqlite, options.visitorCacheLimit ?? 2_000_000);
+    this.visitors = new VisitorDictionary(sqlite);
 
     this.statements = {
       insertChunk: sqlite.prepare('insert into chunks (project, day, count, data) values (?, ?, ?, ?)'),
@@ -149,9 +146,7 @@ export class AnalyticsDatabase {
   write<T>(fn: () => T): T {
     const run = this.sqlite.transaction(() => {
       this.visitors.sync();
-      const result = fn();
-      this.visitors.persist();
-      return result;
+      return fn();
     });
     try {
       const result = run.immediate();
@@ -211,22 +206,26 @@ export class AnalyticsDatabase {
   }
 
   /**
-   * Writes a checkpoint of a project's index at `covered`. `changedSince(stored)` names the
-   * days changed after the stored checkpoint; nothing is written when another process has
-   * already checkpointed as far.
+   * Writes a checkpoint of a project's index at `covered`. `changedSince(stored)` yields the
+   * days changed after the stored checkpoint, one at a time (a day's snapshot can be tens of
+   * megabytes: never all at once); nothing is written when another process has already
+   * checkpointed as far.
    */
   saveSnapshots(
     projectNo: number,
     covered: number,
-    changedSince: (storedCovered: number) => Array<{ day: number; data: Buffer }>,
+    changedSince: (storedCovered: number) => Iterable<{ day: number; data: Buffer }>,
   ): number {
     const write = this.sqlite.transaction(() => {
       const stored = (this.statements.covered.get(projectNo) as number | undefined) ?? 0;
       if (stored >= covered) return 0;
-      const days = changedSince(stored);
-      for (const { day, data } of days) this.statements.upsertSnapshot.run(projectNo, day, data);
+      let written = 0;
+      for (const { day, data } of changedSince(stored)) {
+        this.statements.upsertSnapshot.run(projectNo, day, data);
+        written++;
+      }
       this.statements.upsertCovered.run(projectNo, covered);
-      return days.length;
+      return written;
     });
     return write.immediate();
   }
@@ -342,41 +341,37 @@ export class Dictionary {
 }
 
 /**
- * 16-byte visitor keys ↔ dense visitor numbers. One B-tree keyed by the key (WITHOUT ROWID):
- * a new visitor costs one insert, and keys of one salt period sort together.
+ * 16-byte visitor keys ↔ dense visitor numbers. The table is append-only (numbers are rowids,
+ * so a new visitor is a sequential insert, not a random B-tree insert into a key index); the
+ * key → number lookup is an in-memory open-addressing table of every key (about 27 bytes per
+ * visitor), loaded on the first write and topped up from the rows other processes appended at
+ * the start of each write transaction.
  */
 export class VisitorDictionary {
-  private readonly byKey = new Map<string, number>();
+  private table = new Uint32Array(0);
+  private mask = -1;
+  private size = 0;
+  /** Every row up to this number is in `table`. */
+  private loadedUpTo = 0;
   private byBuffer = new WeakMap<Buffer, number>();
-  private staged: string[] = [];
-  private stagedBuffers: Buffer[] = [];
-  private next = 1;
-  private synced = 1;
-  private readonly cacheLimit: number;
-  private readonly select;
+  private dirty = false;
   private readonly insert;
-  private readonly readNext;
-  private readonly writeNext;
+  private readonly rowsAfter;
+  private readonly max;
 
-  constructor(sqlite: SqliteDatabase.Database, cacheLimit: number) {
-    this.cacheLimit = cacheLimit;
-    this.select = sqlite.prepare('select no from visitors where value = ?').pluck();
-    this.insert = sqlite.prepare('insert into visitors (value, no) values (?, ?)');
-    this.readNext = sqlite.prepare("select value from counters where name = 'next_visitor'").pluck();
-    this.writeNext = sqlite.prepare(
-      `insert into counters (name, value) values ('next_visitor', ?)
-       on conflict (name) do update set value = excluded.value`,
-    );
+  constructor(sqlite: SqliteDatabase.Database) {
+    this.insert = sqlite.prepare('insert into visitor_keys (no, value) values (?, ?)');
+    this.rowsAfter = sqlite.prepare('select no, value from visitor_keys where no > ? order by no').raw();
+    this.max = sqlite.prepare('select coalesce(max(no), 0) from visitor_keys').pluck();
   }
 
-  /** Start of a write transaction: another process may have numbered visitors since. */
+  /** Start of a write transaction: take in the visitors other processes numbered since. */
   sync(): void {
-    this.next = this.synced = (this.readNext.get() as number | undefined) ?? 1;
-  }
-
-  /** End of a write transaction: keep the counter with the numbers handed out. */
-  persist(): void {
-    if (this.next !== this.synced) this.writeNext.run(this.next);
+    if (this.mask === -1) this.resize(1 << 16);
+    for (const [no, value] of this.rowsAfter.iterate(this.loadedUpTo) as Iterable<[number, Buffer]>) {
+      this.put(value, no);
+      this.loadedUpTo = no;
+    }
   }
 
   /** The number for `key`, assigned if new. Call inside a write transaction, after `sync`. */
@@ -384,37 +379,97 @@ export class VisitorDictionary {
     // Repeat visitors arrive with the very Buffer the identity cache handed out before.
     const known = this.byBuffer.get(key);
     if (known !== undefined) return known;
-    const cacheKey = key.toString('latin1');
-    const cached = this.byKey.get(cacheKey);
-    if (cached !== undefined) return cached;
-    let no = this.select.get(key) as number | undefined;
-    if (no === undefined) {
-      no = this.next++;
-      this.insert.run(key, no);
+    let no = this.get(key);
+    if (no === 0) {
+      no = this.loadedUpTo + 1;
+      this.insert.run(no, key);
+      this.put(key, no);
+      this.loadedUpTo = no;
+      this.dirty = true;
     }
-    if (this.byKey.size >= this.cacheLimit) this.byKey.clear();
-    this.byKey.set(cacheKey, no);
-    this.staged.push(cacheKey);
-    this.stagedBuffers.push(key);
     this.byBuffer.set(key, no);
     return no;
   }
 
   /** One more than the highest number handed out, by any process. */
   universe(): number {
-    return Math.max(this.next, (this.readNext.get() as number | undefined) ?? 1);
+    return Math.max(this.loadedUpTo, this.max.get() as number) + 1;
   }
 
   commit(): void {
-    this.staged = [];
-    this.stagedBuffers = [];
+    this.dirty = false;
   }
 
   rollback(): void {
-    for (const key of this.staged) this.byKey.delete(key);
-    for (const key of this.stagedBuffers) this.byBuffer.delete(key);
-    this.staged = [];
-    this.stagedBuffers = [];
-    this.next = this.synced;
+    // Numbers handed out in the failed transaction were never stored: start again from the table.
+    if (!this.dirty) return;
+    this.table = new Uint32Array(0);
+    this.mask = -1;
+    this.size = 0;
+    this.loadedUpTo = 0;
+    this.byBuffer = new WeakMap();
+    this.dirty = false;
+  }
+
+  private slotOf(k1: number, k2: number): number {
+    return (Math.imul(k1 ^ Math.imul(k2, 0x85ebca6b), 0x9e3779b1) >>> 0) & this.mask;
+  }
+
+  /** The key's number, or 0. Slots are 5 words: the key's four, then its number. */
+  private get(key: Buffer): number {
+    const k0 = key.readUInt32LE(0);
+    const k1 = key.readUInt32LE(4);
+    const k2 = key.readUInt32LE(8);
+    const k3 = key.readUInt32LE(12);
+    const t = this.table;
+    let slot = this.slotOf(k1, k2);
+    for (;;) {
+      const at = slot * 5;
+      const no = t[at + 4] as number;
+      if (no === 0) return 0;
+      if (t[at] === k0 && t[at + 1] === k1 && t[at + 2] === k2 && t[at + 3] === k3) return no;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  private put(key: Buffer, no: number): void {
+    if ((this.size + 1) * 4 > (this.mask + 1) * 3) this.resize((this.mask + 1) * 2);
+    this.place(key.readUInt32LE(0), key.readUInt32LE(4), key.readUInt32LE(8), key.readUInt32LE(12), no);
+  }
+
+  private place(k0: number, k1: number, k2: number, k3: number, no: number): void {
+    const t = this.table;
+    let slot = this.slotOf(k1, k2);
+    for (;;) {
+      const at = slot * 5;
+      if (t[at + 4] === 0) {
+        t[at] = k0;
+        t[at + 1] = k1;
+        t[at + 2] = k2;
+        t[at + 3] = k3;
+        t[at + 4] = no;
+        this.size++;
+        return;
+      }
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  private resize(capacity: number): void {
+    const old = this.table;
+    this.table = new Uint32Array(capacity * 5);
+    this.mask = capacity - 1;
+    this.size = 0;
+    for (let at = 0; at < old.length; at += 5) {
+      const no = old[at + 4] as number;
+      if (no !== 0)
+        this.place(
+          old[at] as number,
+          old[at + 1] as number,
+          old[at + 2] as number,
+          old[at + 3] as number,
+          no,
+        );
+    }
   }
 }

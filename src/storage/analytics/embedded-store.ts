@@ -43,7 +43,6 @@ export interface EmbeddedStoreOptions {
   checkpointIntervalMs?: number;
   /** Most buckets one time series may have. */
   maxSeriesBuckets?: number;
-  visitorCacheLimit?: number;
   /** Most idempotency keys kept in memory across days (16 bytes each at most). */
   keyCacheLimit?: number;
   clock?: Clock;
@@ -241,14 +240,12 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const db = this.opened;
     const today = Math.floor(this.clock().getTime() / DAY_MS);
     for (const index of this.loaded.values()) {
-      db.saveSnapshots(index.projectNo, this.tailSeq, (stored) => {
-        const changed: Array<{ day: number; data: Buffer }> = [];
+      db.saveSnapshots(index.projectNo, this.tailSeq, function* (stored) {
         for (const day of index.days.values()) {
           if (day.lastSeq <= stored) continue;
-          changed.push({ day: day.day, data: serializeDay(day) });
           if (day.day < today - 1) day.trim();
+          yield { day: day.day, data: serializeDay(day) };
         }
-        return changed;
       });
     }
   }
@@ -273,7 +270,6 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const db = new AnalyticsDatabase({
       file: this.options.file,
       ...(this.options.synchronous ? { synchronous: this.options.synchronous } : {}),
-      ...(this.options.visitorCacheLimit ? { visitorCacheLimit: this.options.visitorCacheLimit } : {}),
     });
     this.opened = db;
     this.tailSeq = db.maxSeq();

@@ -1,0 +1,117 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openServices, type Services } from '../../../src/app/services.ts';
+import { loadConfig } from '../../../src/config/config.ts';
+import { createTestDatabase, type TestDatabase, testBackend } from '../../helpers/storage.ts';
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('../../../bin/docwright.js', import.meta.url));
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+const CLAUDE_CODE = 'Claude-User (claude-code/2.1.158; +https://support.anthropic.com/)';
+
+// A real nginx combined log: page views, a Markdown fetch, assets, errors, a POST, a TLS probe,
+// a truncated line and a blank line.
+const LOG = [
+  `203.0.113.7 - - [01/Mar/2025:10:00:00 +0000] "GET /quickstart HTTP/1.1" 200 2326 "https://www.google.com/" "${FIREFOX}"`,
+  `203.0.113.7 - - [01/Mar/2025:10:00:00 +0000] "GET /assets/app.css HTTP/1.1" 200 512 "https://docs.example.com/quickstart" "${FIREFOX}"`,
+  `203.0.113.8 - - [01/Mar/2025:10:00:05 +0000] "GET /quickstart.md HTTP/1.1" 200 1800 "-" "${CLAUDE_CODE}"`,
+  `203.0.113.7 - - [01/Mar/2025:10:01:00 +0000] "GET /api/keys/ HTTP/2.0" 304 0 "-" "${FIREFOX}"`,
+  `198.51.100.4 - - [01/Mar/2025:10:02:00 +0000] "GET /wp-login.php HTTP/1.1" 404 153 "-" "Mozilla/5.0 zgrab/0.x"`,
+  `198.51.100.4 - - [01/Mar/2025:10:02:01 +0000] "POST /api/search HTTP/1.1" 200 88 "-" "curl/8.5.0"`,
+  '198.51.100.9 - - [01/Mar/2025:10:03:00 +0000] "\\x16\\x03\\x01\\x00" 400 157 "-" "-"',
+  '203.0.113.7 - - [01/Mar/2025:10:04:00 +0000] "GET /truncated HTTP/1.1" 200',
+  '',
+  `203.0.113.7 - - [01/Mar/2025:10:05:00 +0200] "GET /quickstart HTTP/1.1" 200 2326 "-" "${FIREFOX}"`,
+].join('\n');
+
+describe(`docwright analytics import on ${testBackend}`, () => {
+  let database: TestDatabase;
+  let services: Services | null = null;
+  afterEach(async () => {
+    await services?.close();
+    services = null;
+    await database.drop();
+  });
+
+  const cli = async (args: string[]) => {
+    const { stdout } = await run(process.execPath, [BIN, ...args, '--json'], {
+      env: { ...process.env, ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent' },
+      maxBuffer: 1 << 24,
+    });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+  const open = async () => {
+    const config = loadConfig({ ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent' });
+    services = await openServices(config, pino({ level: 'silent' }), { storage: database.open() });
+    return services;
+  };
+
+  it('imports a real-format log with bad lines, says what it skipped, and adds nothing on re-import', async () => {
+    database = createTestDatabase();
+    const file = path.join(database.dir, 'access.log');
+    writeFileSync(file, `${LOG}\n`);
+    const project = (
+      await cli(['projects', 'create', '--name', 'docs', '--repo', 'https://example.com/d.git'])
+    ).id as string;
+
+    const first = await cli(['analytics', 'import', '--project', project, file]);
+    expect(first).toMatchObject({ lines: 10, imported: 4, duplicates: 0, skipped: 6, format: 'combined' });
+    expect(first.reasons).toEqual(
+      expect.arrayContaining([
+        { reason: 'asset (not a page)', lines: 1 },
+        { reason: 'status 404', lines: 1 },
+        { reason: 'method POST', lines: 1 },
+        { reason: 'malformed request line', lines: 1 },
+        { reason: 'not a combined log line', lines: 1 },
+        { reason: 'empty line', lines: 1 },
+      ]),
+    );
+    const again = await cli(['analytics', 'import', '--project', project, file]);
+    expect(again).toMatchObject({ imported: 0, duplicates: 4 });
+
+    const s = await open();
+    const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
+    expect(await s.analytics.pages(project, 'visitors', all)).toEqual({
+      totals: { human: 1, ai: 1, total: 2 },
+      rows: [
+        { path: '/quickstart', human: 1, ai: 1, total: 2 },
+        { path: '/api/keys', human: 1, ai: 0, total: 1 },
+      ],
+      hasMore: false,
+    });
+    expect((await s.analytics.pages(project, 'views', all)).totals).toEqual({ human: 3, ai: 1, total: 4 });
+  });
+
+  it('gives a large file split across workers the same ids as a single-threaded import', async () => {
+    database = createTestDatabase();
+    const file = path.join(database.dir, 'big.jsonl');
+    const lines: string[] = [];
+    // ~17 MiB of JSON lines, with runs of identical lines within one second.
+    for (let i = 0; i < 60_000; i++) {
+      const second = Math.floor(i / 3);
+      lines.push(
+        JSON.stringify({
+          timestamp: new Date(Date.UTC(2025, 2, 1) + second * 1000).toISOString(),
+          client_ip: `10.0.${(second >> 8) & 255}.${second & 255}`,
+          path: `/page-${second % 50}`,
+          user_agent: `${FIREFOX} ${'x'.repeat(120)}`,
+          status: 200,
+        }),
+      );
+    }
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const project = (
+      await cli(['projects', 'create', '--name', 'big', '--repo', 'https://example.com/b.git'])
+    ).id as string;
+
+    const parallel = await cli(['analytics', 'import', '--project', project, '--workers', '2', file]);
+    expect(parallel).toMatchObject({ lines: 60_000, imported: 60_000, skipped: 0 });
+    const single = await cli(['analytics', 'import', '--project', project, '--workers', '1', file]);
+    expect(single).toMatchObject({ imported: 0, duplicates: 60_000 });
+  }, 120_000);
+});
