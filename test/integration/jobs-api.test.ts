@@ -232,6 +232,18 @@ describe(`agent job API on ${testBackend}`, () => {
       await expectError(await t.request('GET', path, { key }), 401, /revoked/);
     });
 
+    it('sees a revocation made by another process within five seconds', async () => {
+      let now = new Date('2026-03-01T12:00:00.000Z');
+      t = await startTestApp({ clock: () => now });
+      const path = `/v2/agent/${t.project.id}/jobs`;
+      expect((await t.request('GET', path)).status).toBe(200);
+      // Revoked straight in the database, as the CLI or another server would.
+      await t.services.storage.db.updateTable('api_keys').set({ revoked_at: now.toISOString() }).execute();
+      expect((await t.request('GET', path)).status).toBe(200);
+      now = new Date(now.getTime() + 5_001);
+      await expectError(await t.request('GET', path), 401, /revoked/);
+    });
+
     it('rejects before reading the body: no key and a bad body is 401, not 400', async () => {
       t = await startTestApp();
       await expectError(

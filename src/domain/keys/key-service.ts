@@ -39,8 +39,17 @@ export interface Principal {
 // Writing last_used_at on every request would turn each read into a write; once a minute is enough.
 const TOUCH_INTERVAL_MS = 60_000;
 
+/**
+ * A key verified in the last few seconds is not looked up again. Revoking in this process
+ * takes effect at once; a revocation made by another process (the CLI, another server) is
+ * seen within this time.
+ */
+export const VERIFIED_TTL_MS = 5_000;
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export class KeyService {
   private readonly lastTouched = new Map<string, number>();
+  private readonly verified = new Map<string, { principal: Principal; until: number }>();
 
   private readonly storage: Storage;
   private readonly clock: Clock;
@@ -79,6 +88,8 @@ export class KeyService {
   }
 
   async revoke(keyId: string): Promise<ApiKeyInfo> {
+    for (const [hash, entry] of this.verified)
+      if (entry.principal.keyId === keyId) this.verified.delete(hash);
     const revoked = await revokeApiKey(this.storage.db, keyId, iso(this.clock()));
     if (revoked) return toInfo(revoked);
     const existing = await findApiKey(this.storage.db, keyId);
@@ -90,15 +101,25 @@ export class KeyService {
   async authenticate(rawKey: string): Promise<Principal> {
     // Shape and checksum first: a malformed key never costs a database read.
     if (!isWellFormedApiKey(rawKey)) throw new DomainError('unauthenticated', 'Malformed API key');
-    const row = await findApiKeyByHash(this.storage.db, hashApiKey(rawKey));
+    const hash = hashApiKey(rawKey);
+    const now = this.clock().getTime();
+    const cached = this.verified.get(hash);
+    if (cached && cached.until > now) {
+      this.touch(cached.principal.keyId, now);
+      return cached.principal;
+    }
+    const row = await findApiKeyByHash(this.storage.db, hash);
     if (!row) throw new DomainError('unauthenticated', 'Unknown API key');
     if (row.revoked_at !== null) throw new DomainError('unauthenticated', 'This API key has been revoked');
-    this.touch(row.id);
-    return { keyId: row.id, projectId: row.project_id, scope: row.scope };
+    const principal = { keyId: row.id, projectId: row.project_id, scope: row.scope };
+    if (this.verified.size >= VERIFIED_CACHE_SIZE)
+      this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(hash, { principal, until: now + VERIFIED_TTL_MS });
+    this.touch(row.id, now);
+    return principal;
   }
 
-  private touch(keyId: string): void {
-    const now = this.clock().getTime();
+  private touch(keyId: string, now: number): void {
     if (now - (this.lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
     this.lastTouched.set(keyId, now);
     touchApiKey(this.storage.db, keyId, iso(new Date(now))).catch(this.onTouchError);
