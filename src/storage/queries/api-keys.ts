@@ -1,12 +1,17 @@
 import type { ApiKeyRow } from '../schema.ts';
+import { compiledOnce } from './compiled-once.ts';
 import type { Executor } from './executor.ts';
 
 export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
-export function findApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+const selectKeyByHash = compiledOnce('findApiKeyByHash', (db, keyHash: string) =>
+  db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash),
+);
+
+export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeyRow | undefined> {
+  return (await selectKeyByHash(db, keyHash))[0];
 }
 
 export function findApiKey(db: Executor, id: string): Promise<ApiKeyRow | undefined> {

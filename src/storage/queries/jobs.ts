@@ -1,18 +1,19 @@
 import type { Dialect } from '../database.ts';
 import type { JobRow, JobUpdate, NewJobRow } from '../schema.ts';
+import { compiledOnce } from './compiled-once.ts';
 import type { Executor } from './executor.ts';
 
 export async function insertJob(db: Executor, row: NewJobRow): Promise<void> {
   await db.insertInto('jobs').values(row).execute();
 }
 
-export function findJob(db: Executor, projectId: string, id: string): Promise<JobRow | undefined> {
-  return db
-    .selectFrom('jobs')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+const selectJob = compiledOnce('findJob', (db, projectId: string, id: string) =>
+  db.selectFrom('jobs').selectAll().where('project_id', '=', projectId).where('id', '=', id),
+);
+
+/** The job with this id in this project (read on every poll, so compiled once). */
+export async function findJob(db: Executor, projectId: string, id: string): Promise<JobRow | undefined> {
+  return (await selectJob(db, projectId, id))[0];
 }
 
 export function findJobById(db: Executor, id: string): Promise<JobRow | undefined> {
