@@ -4,11 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { Agent } from '../domain/agent/agent.ts';
 import { isLocalRepository } from '../domain/agent/code-host.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
-import {
-  type AnalyticsOptions,
-  DEFAULT_ANALYTICS_OPTIONS,
-  openAnalytics,
-} from '../domain/analytics/options.ts';
+import { type AnalyticsOptions, openAnalytics } from '../domain/analytics/options.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobService } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
@@ -72,7 +68,7 @@ export async function openServices(
   }
   const clock = overrides.clock ?? systemClock;
   const workSignal = new WorkSignal();
-  const analyticsOptions = { ...DEFAULT_ANALYTICS_OPTIONS, ...overrides.analytics };
+  const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   const analytics = openAnalytics({ dataDir: config.dataDir, clock, logger, settings: analyticsOptions });
   return {

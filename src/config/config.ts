@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { SALT_ROTATIONS } from '../domain/analytics/identity.ts';
 
 /**
  * Docwright's configuration, read once at start-up from environment variables and
@@ -53,6 +54,14 @@ export interface Config {
   };
   /** Key that encrypts stored credentials (code host tokens); null when not configured. */
   secretKey: string | null;
+  analytics: {
+    saltRotation: (typeof SALT_ROTATIONS)[number];
+    maxBatch: number;
+    trustedProxies: string[];
+    rateLimitPerWindow: number;
+    durability: 'full' | 'normal';
+    file: string | null;
+  };
 }
 
 export type DatabaseConfig =
@@ -114,6 +123,16 @@ export const SETTINGS = {
     'Co-authored-by trailers to add, as "Name <email>" separated by ";" (default none).',
   DOCWRIGHT_SECRET_KEY:
     'Encrypts stored code-host credentials: a passphrase of 16+ characters or base64:<32 bytes>. Required to store credentials.',
+  DOCWRIGHT_ANALYTICS_SALT_ROTATION:
+    'How often anonymous visitor ids reset: daily, weekly, monthly or never (default daily; see docs/analytics.md).',
+  DOCWRIGHT_ANALYTICS_MAX_BATCH: 'Most events in one ingestion request (default 1000).',
+  DOCWRIGHT_TRUSTED_PROXIES:
+    'Proxies whose X-Forwarded-For the browser collect endpoint believes: IPs, CIDRs, loopback, linklocal, uniquelocal; comma-separated (default none).',
+  DOCWRIGHT_ANALYTICS_RATE_LIMIT:
+    'Analytics export requests per project per window; 0 disables (default 1000).',
+  DOCWRIGHT_ANALYTICS_DURABILITY:
+    'full: an acknowledged event survives power loss; normal: it survives a process crash (default full).',
+  DOCWRIGHT_ANALYTICS_FILE: 'The analytics database file (default analytics.sqlite in the data dir).',
 } as const;
 
 export function loadConfig(env: Source = process.env, cwd: string = process.cwd()): Config {
@@ -188,6 +207,20 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
         .filter(Boolean),
     },
     secretKey: read.string('DOCWRIGHT_SECRET_KEY') ?? null,
+    analytics: {
+      saltRotation: read.oneOf('DOCWRIGHT_ANALYTICS_SALT_ROTATION', SALT_ROTATIONS) ?? 'daily',
+      maxBatch: read.integer('DOCWRIGHT_ANALYTICS_MAX_BATCH', { min: 1, max: 100_000 }) ?? 1000,
+      trustedProxies: (read.string('DOCWRIGHT_TRUSTED_PROXIES') ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+      rateLimitPerWindow: read.integer('DOCWRIGHT_ANALYTICS_RATE_LIMIT', { min: 0 }) ?? 1000,
+      durability: read.oneOf('DOCWRIGHT_ANALYTICS_DURABILITY', ['full', 'normal'] as const) ?? 'full',
+      file: (() => {
+        const file = read.string('DOCWRIGHT_ANALYTICS_FILE');
+        return file === undefined ? null : path.resolve(cwd, file);
+      })(),
+    },
   };
   for (const coAuthor of config.git.coAuthors) {
     if (!/^[^<>]+ <[^<>\s]+@[^<>\s]+>$/.test(coAuthor)) {

@@ -77,6 +77,29 @@ describe('configuration', () => {
     ]);
   });
 
+  it('reads the analytics settings', () => {
+    const config = loadConfig(
+      {
+        DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'never',
+        DOCWRIGHT_TRUSTED_PROXIES: '10.0.0.0/8, loopback',
+        DOCWRIGHT_ANALYTICS_DURABILITY: 'normal',
+        DOCWRIGHT_ANALYTICS_FILE: 'stats.sqlite',
+      },
+      '/srv',
+    );
+    expect(config.analytics).toEqual({
+      saltRotation: 'never',
+      maxBatch: 1000,
+      trustedProxies: ['10.0.0.0/8', 'loopback'],
+      rateLimitPerWindow: 1000,
+      durability: 'normal',
+      file: '/srv/stats.sqlite',
+    });
+    expect(problemsOf({ DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'hourly' })).toEqual([
+      'DOCWRIGHT_ANALYTICS_SALT_ROTATION must be one of daily, weekly, monthly, never (got "hourly")',
+    ]);
+  });
+
   it('reads an optional JSON config file, with the environment taking precedence', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'dw-config-'));
     const file = path.join(dir, 'docwright.json');
