@@ -19,12 +19,14 @@ import {
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import { invalid } from '../../domain/errors.ts';
 import { AnalyticsDatabase, type Chunk, RECORD_WORDS } from './analytics-database.ts';
+import { countClipped, EdgeCollector, type EdgeViews } from './clipped-count.ts';
 import {
   aiCodes,
   countPages,
   countTotals,
   distinctCount,
   Marks,
+  type Members,
   unionCounts,
   viewCounts,
 } from './counting.ts';
@@ -60,12 +62,22 @@ interface RangeContext {
   index: ProjectIndex;
   from: number;
   to: number;
-  /** One DayIndex per day touched, clipped to the range at its edges; ascending. */
-  segments: DayIndex[];
-  /** True when every segment is a whole day of the index (no clipped edge). */
+  /** Each day touched, ascending, with the part of it inside the range. */
+  parts: RangePart[];
+  /** True when every part is a whole day of the index (no clipped edge). */
   wholeDays: boolean;
+  /** One DayIndex per day touched, clipped to the range at its edges (built on first use). */
+  segments: () => DayIndex[];
   /** The newest event in any day touched: a cached answer with the same value is current. */
   fingerprint: number;
+}
+
+interface RangePart {
+  day: DayIndex;
+  /** The part of the day inside the range: [from, to) in epoch ms. */
+  from: number;
+  to: number;
+  whole: boolean;
 }
 
 interface CachedPages {
@@ -148,7 +160,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     }
     const ai = aiCodes(query.countAiCrawlersAsAi);
     const universe = this.database().visitorUniverse();
-    const byDay = new Map(context.segments.map((s) => [s.day, s]));
+    const byDay = new Map(context.segments().map((s) => [s.day, s]));
     const points: SeriesPoint[] = [];
     for (let start = firstBucket; start < context.to; start += step) {
       const segment = byDay.get(Math.floor(start / DAY_MS));
@@ -188,7 +200,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const db = this.database();
     const universe = db.visitorUniverse();
     for (let code = 0; code < CATEGORY_COUNT; code++) {
-      const sets = context.segments.flatMap((s) => s.categories[code] ?? []);
+      const sets = context.segments().flatMap((s) => s.categories[code] ?? []);
       categories.push({
         category: categoryFromCode(code),
         visitors: distinctCount(this.marks, universe, sets),
@@ -196,7 +208,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       });
     }
     const byAgent = new Map<number, VisitorSet[]>();
-    for (const segment of context.segments) {
+    for (const segment of context.segments()) {
       for (const [key, set] of segment.agents) {
         const list = byAgent.get(key);
         if (list) list.push(set);
@@ -501,7 +513,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const from = range.from ?? firstDay * DAY_MS;
     const to = range.to ?? (lastDay + 1) * DAY_MS;
     if (from >= to) return null;
-    const segments: DayIndex[] = [];
+    const parts: RangePart[] = [];
     let fingerprint = 0;
     let wholeDays = true;
     const fromDay = Math.floor(from / DAY_MS);
@@ -514,14 +526,16 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       if (day.lastSeq > fingerprint) fingerprint = day.lastSeq;
       const dayStart = d * DAY_MS;
       const dayEnd = dayStart + DAY_MS;
-      if (from <= dayStart && dayEnd <= to) {
-        segments.push(day);
-      } else {
-        segments.push(this.partialDay(projectNo, d, Math.max(from, dayStart), Math.min(to, dayEnd)));
-        wholeDays = false;
-      }
+      const whole = from <= dayStart && dayEnd <= to;
+      if (!whole) wholeDays = false;
+      parts.push({ day, from: Math.max(from, dayStart), to: Math.min(to, dayEnd), whole });
     }
-    return { index, from, to, segments, wholeDays, fingerprint };
+    let segments: DayIndex[] | null = null;
+    const built = () => {
+      segments ??= parts.map((p) => (p.whole ? p.day : this.partialDay(projectNo, p.day.day, p.from, p.to)));
+      return segments;
+    };
+    return { index, from, to, parts, wholeDays, segments: built, fingerprint };
   }
 
   /** A range edge inside a day is counted from the raw events of that part of the day. */
@@ -552,12 +566,16 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const db = this.database();
     const universe = db.visitorUniverse();
     const ai = aiCodes(query.countAiCrawlersAsAi);
+    if (!context.wholeDays && query.measure === 'visitors' && ai.length === 1) {
+      const clipped = this.computeClipped(context);
+      if (clipped) return clipped;
+    }
     let firstDay: number | null = null;
     if (context.wholeDays) {
       context.index.ensureInOrder(universe, this.yesterday());
       firstDay = Math.floor(context.from / DAY_MS);
     }
-    const counted = countPages(this.marks, universe, context.segments, query.measure, ai, firstDay);
+    const counted = countPages(this.marks, universe, context.segments(), query.measure, ai, firstDay);
     const rows: PageRow[] = counted.map((c) => ({
       path: db.paths.nameOf(c.path),
       human: c.human,
@@ -565,7 +583,84 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       total: c.total,
     }));
     rows.sort((a, b) => b.total - a.total || compareText(a.path, b.path));
-    const totals = countTotals(this.marks, universe, context.segments, query.measure, ai);
+    const totals = countTotals(this.marks, universe, context.segments(), query.measure, ai);
+    return { fingerprint: context.fingerprint, totals, rows };
+  }
+
+  /**
+   * Visitors per page over a range with clipped edge days, ai without crawlers: the whole days
+   * by the previous-visit scan, the edges from their raw views (see countClipped). Null when
+   * the range has no whole day boundary to work from (one day clipped at both ends).
+   */
+  private computeClipped(context: RangeContext): CachedPages | null {
+    const parts = context.parts;
+    const first = parts[0];
+    const last = parts[parts.length - 1];
+    if (!first || !last) return null;
+    const leftPart = first.whole ? null : first;
+    const rightPart = last.whole || last === first ? null : last;
+    if (leftPart && leftPart === last) return null;
+    const db = this.database();
+    const universe = db.visitorUniverse();
+    context.index.ensureInOrder(universe, this.yesterday());
+    const edges = new Map<number, EdgeCollector>();
+    for (const part of [leftPart, rightPart]) {
+      if (part) edges.set(part.day.day, new EdgeCollector(part.day.day, part.from, part.to));
+    }
+    for (const [day, edge] of edges) {
+      for (const chunk of db.dayChunks(context.index.projectNo, day, this.tailSeq)) {
+        const w = chunk.words;
+        for (let r = 0; r < chunk.count * RECORD_WORDS; r += RECORD_WORDS) {
+          edge.add(
+            w[r] as number,
+            w[r + 1] as number,
+            w[r + 2] as number,
+            ((w[r + 6] as number) >>> 16) & 0xff,
+          );
+        }
+      }
+    }
+    const left = leftPart ? (edges.get(leftPart.day.day)?.views ?? null) : null;
+    const rightViews = rightPart ? edges.get(rightPart.day.day)?.views : undefined;
+    const whole = parts.filter((p) => p.whole).map((p) => p.day);
+    const firstWhole = Math.floor(context.from / DAY_MS) + (leftPart ? 1 : 0);
+    const [human, ai, total] = countClipped(
+      {
+        whole,
+        firstWhole,
+        left,
+        right: rightPart && rightViews ? { views: rightViews, index: rightPart.day } : null,
+      },
+      0,
+    ) as [Int32Array, Int32Array, Int32Array];
+    const rows: PageRow[] = [];
+    for (let path = 0; path < total.length; path++) {
+      const t = total[path] as number;
+      if (t > 0)
+        rows.push({
+          path: db.paths.nameOf(path),
+          human: human[path] as number,
+          ai: ai[path] as number,
+          total: t,
+        });
+    }
+    rows.sort((a, b) => b.total - a.total || compareText(a.path, b.path));
+    // Totals: the whole days' category sets and the edges' views, unioned.
+    const humanSets: Members[] = [];
+    const aiSets: Members[] = [];
+    for (const day of whole) {
+      const h = day.categories[0];
+      if (h) humanSets.push(h);
+      const a = day.categories[1];
+      if (a) aiSets.push(a);
+    }
+    for (const edge of [left, rightViews]) {
+      if (!edge) continue;
+      const split = splitByCategory(edge);
+      humanSets.push(split.human);
+      aiSets.push(split.ai);
+    }
+    const totals = unionCounts(this.marks, universe, humanSets, aiSets);
     return { fingerprint: context.fingerprint, totals, rows };
   }
 
@@ -639,6 +734,20 @@ class ProjectIndex implements DayOwner {
     if (!this.sorted) this.sorted = [...this.days.keys()].sort((a, b) => a - b);
     return this.sorted;
   }
+}
+
+/** An edge's visitors, human and ai apart (repeats kept: unions do not mind). */
+function splitByCategory(edge: EdgeViews): { human: Members; ai: Members } {
+  const human = new Uint32Array(edge.length);
+  const ai = new Uint32Array(edge.length);
+  let h = 0;
+  let a = 0;
+  for (let i = 0; i < edge.length; i++) {
+    const visitor = edge.visitors[i] as number;
+    if (edge.categories[i] === 0) human[h++] = visitor;
+    else ai[a++] = visitor;
+  }
+  return { human: { values: human, length: h, views: 0 }, ai: { values: ai, length: a, views: 0 } };
 }
 
 /** Code-point order: stable and locale-independent, so paging is deterministic. */

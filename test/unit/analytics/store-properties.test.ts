@@ -189,7 +189,33 @@ describe('returning visitors over whole days (the previous-visit fast path)', ()
     { nil: null },
   );
 
-  it('counts exactly with late events and restarts', async () => {
+  // Few days, so visitors come back across the clipped edges (on L, skip the middle, on R).
+  const returningDense: fc.Arbitrary<TestEvent> = fc
+    .record({
+      day: fc.integer({ min: 0, max: 3 }),
+      ms: fc.integer({ min: 0, max: DAY - 1 }),
+      path: fc.constantFrom('/a', '/b'),
+      ua: fc.constantFrom(...USER_AGENTS.slice(0, 4)),
+      visitorId: fc.constantFrom('v1', 'v2', 'v3'),
+    })
+    .map(({ day, ms, path, ua, visitorId }) => ({
+      timestamp: new Date(BASE + day * DAY + ms).toISOString(),
+      path,
+      userAgent: ua,
+      visitorId,
+    }));
+  // Edges inside a day (an offset, or any instant): whole days by previous visits, edges raw.
+  const clippedBound = fc.option(
+    fc.oneof(
+      fc.integer({ min: 0, max: 4 }).map((d) => ({ text: isoWithOffset(BASE + d * DAY, '+02:00') })),
+      fc.integer({ min: 0, max: 4 }).map((d) => ({ text: isoWithOffset(BASE + d * DAY, '-08:00') })),
+      fc.integer({ min: -DAY, max: 5 * DAY }).map((t) => ({ text: isoWithOffset(BASE + t, '+05:30') })),
+      wholeDay.filter((d) => d !== null),
+    ),
+    { nil: null },
+  );
+
+  it('counts exactly with late events and restarts (whole days)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.array(returning, { minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 4 }),
@@ -223,6 +249,43 @@ describe('returning visitors over whole days (the previous-visit fast path)', ()
         },
       ),
       { numRuns: 80 },
+    );
+  });
+
+  it('counts exactly over ranges with clipped edge days', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(returningDense, { minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.record({ from: clippedBound, to: clippedBound }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: -1, max: 3 }),
+        async (batches, ranges, restartAfter) => {
+          const dir = mkdtempSync(path.join(tmpdir(), 'dw-analytics-clip-'));
+          dirs.push(dir);
+          const file = path.join(dir, 'analytics.sqlite');
+          let { store, service } = openStore(file);
+          const reference = new ReferenceAnalytics();
+          try {
+            for (const [i, batch] of batches.entries()) {
+              await service.ingest('p', batch);
+              reference.add(batch);
+              for (const r of ranges) {
+                const range = toRange(r);
+                if (range) {
+                  const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
+                  await expectSameAnswers(service, reference, 'p', range, q);
+                }
+              }
+              if (i === restartAfter) {
+                await store.close();
+                ({ store, service } = openStore(file));
+              }
+            }
+          } finally {
+            await store.close();
+          }
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 });
