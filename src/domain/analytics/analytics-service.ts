@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { invalid } from '../errors.ts';
 import { type SaltRotation, VisitorIdentity } from './identity.ts';
-import { Ingestor, type IngestResult } from './ingest.ts';
+import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
 import type { Interval, PageParams } from './query-params.ts';
 import type {
   AnalyticsSettings,
@@ -55,6 +55,11 @@ export class AnalyticsService {
   /** For log import: larger batches, same pipeline. */
   ingestMany(projectId: string, events: readonly unknown[]): Promise<IngestResult> {
     return this.ingestor.ingest(projectId, events, { maxIdLength: 64 * 1024 });
+  }
+
+  /** For log import: events as the log parser builds them (see `parseLine`). */
+  ingestParsed(projectId: string, events: readonly IncomingEvent[]): Promise<IngestResult> {
+    return this.ingestor.ingest(projectId, events, { maxIdLength: 64 * 1024, parsed: true });
   }
 
   async pages(projectId: string, measure: 'visitors' | 'views', params: PageParams): Promise<PageReport> {

@@ -63,6 +63,10 @@ export class VisitorIdentity {
   // maps (period and project, user agent, IP): a long user agent is hashed once per lookup and
   // never concatenated.
   private readonly cache = new Map<string, Map<string, Map<string, Buffer>>>();
+  private lastStart = Number.NaN;
+  private lastProject = '';
+  private lastScope = '';
+  private lastPeriod = '';
   private cached = 0;
   private readonly cacheLimit: number;
 
@@ -88,15 +92,22 @@ export class VisitorIdentity {
     if (input.visitorId !== undefined) {
       return this.hmac(EXPLICIT_ID_PERIOD, 0, `${input.projectId}\u0000${input.visitorId}`);
     }
-    const period = this.rotation === 'never' ? 'never' : this.periodOf(input.timestamp);
+    const start = periodStartDay(this.rotation, input.timestamp);
+    if (start !== this.lastStart || input.projectId !== this.lastProject) {
+      this.lastStart = start;
+      this.lastProject = input.projectId;
+      this.lastPeriod = this.rotation === 'never' ? 'never' : this.periodOf(input.timestamp);
+      this.lastScope = `${this.lastPeriod}\u0000${input.projectId}`;
+    }
+    const period = this.lastPeriod;
     const ip = input.ip ?? '';
-    const scope = `${period}\u0000${input.projectId}`;
+    const scope = this.lastScope;
     let byAgent = this.cache.get(scope);
     let byIp = byAgent?.get(input.userAgent);
     const hit = byIp?.get(ip);
     if (hit) return hit;
     const message = `${input.projectId}\u0000${ip}\u0000${input.userAgent}`;
-    const key = this.hmac(period, periodStartDay(this.rotation, input.timestamp), message);
+    const key = this.hmac(period, start, message);
     if (this.cached >= this.cacheLimit) {
       this.cache.clear();
       this.cached = 0;

@@ -44,13 +44,39 @@ export async function importLog(options: ImportOptions): Promise<ImportSummary> 
   let format = options.format;
   let batch: IncomingEvent[] = [];
   let lastTime = '';
-  let seenThisSecond = new Map<string, number>();
+  // The lines of the current second, and how often each came. A second rarely has many lines:
+  // comparing against a short list is cheaper than hashing every (long) line into a map.
+  let thisSecond: string[] = [];
+  let counts: number[] = [];
+  let seenThisSecond: Map<string, number> | null = null;
+  const occurrence = (line: string): number => {
+    if (seenThisSecond) {
+      const n = seenThisSecond.get(line) ?? 0;
+      seenThisSecond.set(line, n + 1);
+      return n;
+    }
+    for (let i = 0; i < thisSecond.length; i++) {
+      if (thisSecond[i] === line) {
+        const n = counts[i] as number;
+        counts[i] = n + 1;
+        return n;
+      }
+    }
+    if (thisSecond.length >= 32) {
+      seenThisSecond = new Map(thisSecond.map((l, i) => [l, counts[i] as number]));
+      seenThisSecond.set(line, 1);
+      return 0;
+    }
+    thisSecond.push(line);
+    counts.push(1);
+    return 0;
+  };
 
   const flush = async () => {
     if (batch.length === 0) return;
     const events = batch;
     batch = [];
-    const result = await options.analytics.ingestMany(options.projectId, events);
+    const result = await options.analytics.ingestParsed(options.projectId, events);
     progress.imported += result.accepted;
     progress.duplicates += result.duplicates;
     for (const rejection of result.rejected) skip(rejection.reason);
@@ -72,12 +98,12 @@ export async function importLog(options: ImportOptions): Promise<ImportSummary> 
     // Identical lines (same client, page and second) are separate views: number them.
     if (parsed.time !== lastTime) {
       lastTime = parsed.time;
-      seenThisSecond = new Map();
+      thisSecond = [];
+      counts = [];
+      seenThisSecond = null;
     }
-    const occurrence = seenThisSecond.get(line) ?? 0;
-    seenThisSecond.set(line, occurrence + 1);
     // The line is the id (hashed once into the event key): no second hash per line.
-    parsed.event.id = `log:${occurrence}:${line}`;
+    parsed.event.id = `log:${occurrence(line)}:${line}`;
     batch.push(parsed.event);
   };
 

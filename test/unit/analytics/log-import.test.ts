@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import { importLog } from '../../../src/domain/analytics/log-import.ts';
+import { EmbeddedAnalyticsStore } from '../../../src/storage/analytics/embedded-store.ts';
+
+const NOW = new Date(Date.UTC(2025, 2, 10));
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function line(ip: string, second: number, page = '/guide'): string {
+  const s = String(second).padStart(2, '0');
+  return `${ip} - - [01/Mar/2025:10:00:${s} +0000] "GET ${page} HTTP/1.1" 200 512 "-" "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"`;
+}
+
+async function* chunks(lines: string[]): AsyncIterable<string> {
+  // Split mid-line too, as a stream does.
+  const text = `${lines.join('\n')}\n`;
+  for (let i = 0; i < text.length; i += 997) yield text.slice(i, i + 997);
+}
+
+describe('importLog', () => {
+  it('numbers identical lines within a second, so a re-import adds nothing and more copies add only themselves', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dw-log-import-'));
+    dirs.push(dir);
+    const store = new EmbeddedAnalyticsStore({
+      file: path.join(dir, 'analytics.sqlite'),
+      synchronous: 'normal',
+      checkpointIntervalMs: 0,
+      clock: () => NOW,
+    });
+    const analytics = new AnalyticsService({ store, clock: () => NOW, saltRotation: 'daily' });
+    try {
+      // A busy second (more identical lines than the short list holds), a quiet one, other pages.
+      const lines = [
+        ...Array.from({ length: 40 }, () => line('203.0.113.1', 1)),
+        ...Array.from({ length: 45 }, (_, i) => line(`203.0.113.${10 + i}`, 1)),
+        ...Array.from({ length: 3 }, () => line('203.0.113.1', 2)),
+        line('203.0.113.2', 2, '/api'),
+      ];
+      const first = await importLog({ analytics, projectId: 'p', input: chunks(lines) });
+      expect(first).toMatchObject({ lines: 89, imported: 89, duplicates: 0, skipped: 0 });
+      const again = await importLog({ analytics, projectId: 'p', input: chunks(lines) });
+      expect(again).toMatchObject({ imported: 0, duplicates: 89 });
+      const more = await importLog({
+        analytics,
+        projectId: 'p',
+        // After the busy second's list became a map.
+        input: chunks([
+          ...lines.slice(0, 85),
+          line('203.0.113.1', 1),
+          line('203.0.113.41', 1), // the line that turned the list into a map
+          ...lines.slice(85),
+        ]),
+      });
+      expect(more).toMatchObject({ imported: 2, duplicates: 89 });
+      const views = await analytics.pages('p', 'views', {
+        range: { from: null, to: null },
+        limit: 10,
+        offset: 0,
+      });
+      expect(views.totals.total).toBe(91);
+    } finally {
+      await store.close();
+    }
+  });
+});
