@@ -92,21 +92,25 @@ export class VisitorIdentity {
     if (input.visitorId !== undefined) {
       return this.hmac(EXPLICIT_ID_PERIOD, 0, `${input.projectId}\u0000${input.visitorId}`);
     }
-    const start = periodStartDay(this.rotation, input.timestamp);
-    if (start !== this.lastStart || input.projectId !== this.lastProject) {
+    return this.anonymousKey(input.projectId, input.timestamp, input.ip ?? '', input.userAgent);
+  }
+
+  /** `key` for a view without a caller's visitor id (no input object: called per log line). */
+  anonymousKey(projectId: string, timestamp: number, ip: string, userAgent: string): Buffer {
+    const start = periodStartDay(this.rotation, timestamp);
+    if (start !== this.lastStart || projectId !== this.lastProject) {
       this.lastStart = start;
-      this.lastProject = input.projectId;
-      this.lastPeriod = this.rotation === 'never' ? 'never' : this.periodOf(input.timestamp);
-      this.lastScope = `${this.lastPeriod}\u0000${input.projectId}`;
+      this.lastProject = projectId;
+      this.lastPeriod = this.rotation === 'never' ? 'never' : this.periodOf(timestamp);
+      this.lastScope = `${this.lastPeriod}\u0000${projectId}`;
     }
     const period = this.lastPeriod;
-    const ip = input.ip ?? '';
     const scope = this.lastScope;
     let byAgent = this.cache.get(scope);
-    let byIp = byAgent?.get(input.userAgent);
+    let byIp = byAgent?.get(userAgent);
     const hit = byIp?.get(ip);
     if (hit) return hit;
-    const message = `${input.projectId}\u0000${ip}\u0000${input.userAgent}`;
+    const message = `${projectId}\u0000${ip}\u0000${userAgent}`;
     const key = this.hmac(period, start, message);
     if (this.cached >= this.cacheLimit) {
       this.cache.clear();
@@ -120,7 +124,7 @@ export class VisitorIdentity {
     }
     if (!byIp) {
       byIp = new Map();
-      byAgent.set(input.userAgent, byIp);
+      byAgent.set(userAgent, byIp);
     }
     byIp.set(ip, key);
     this.cached++;

@@ -121,13 +121,15 @@ export class Ingestor {
         eventKey: event.id === undefined ? null : eventKey(projectId, String(event.id)),
         timestamp,
         path: page.path,
-        visitorKey: this.identity.key({
-          projectId,
-          timestamp,
-          visitorId: event.visitorId,
-          ip: event.ip,
-          userAgent: event.userAgent,
-        }),
+        visitorKey:
+          event.visitorId === undefined
+            ? this.identity.anonymousKey(projectId, timestamp, event.ip ?? '', event.userAgent)
+            : this.identity.key({
+                projectId,
+                timestamp,
+                visitorId: event.visitorId,
+                userAgent: event.userAgent,
+              }),
         category,
         agent,
         classifierVersion: CLASSIFIER_VERSION,
@@ -144,9 +146,12 @@ export class Ingestor {
   }
 }
 
-/** 16 bytes naming (project, caller id): retries with the same id are stored once. */
+/**
+ * The SHA-256 of (project, caller id), whose first bytes name the event: retries with the same
+ * id are stored once. (Not cut to 16 bytes: a view of a Buffer costs as much as the hash.)
+ */
 export function eventKey(projectId: string, id: string): Buffer {
-  return hash('sha256', `${projectId}\u0000${id}`, 'buffer').subarray(0, 16);
+  return hash('sha256', `${projectId}\u0000${id}`, 'buffer');
 }
 
 /**
@@ -164,7 +169,7 @@ function checkParsed(raw: unknown, latest: number, maxId: number, index: number)
   }
   if (timestamp < EARLIEST) return 'timestamp is before 2000-01-01';
   if (timestamp > latest) return 'timestamp is more than a day in the future';
-  const page = normalisePath(e.path);
+  const page = cachedPage(e.path);
   if (page === null) {
     return 'path must be a URL path starting with / (or a full http(s) URL), without spaces, at most 2048 characters';
   }
@@ -181,6 +186,18 @@ function checkParsed(raw: unknown, latest: number, maxId: number, index: number)
   }
   e.timestamp = timestamp;
   return { index, timestamp, page, event: e };
+}
+
+// Logs repeat the same few thousand paths: normalise each once.
+const pages = new Map<string, PagePath | null>();
+function cachedPage(path: string): PagePath | null {
+  let page = pages.get(path);
+  if (page === undefined) {
+    page = normalisePath(path);
+    if (pages.size >= 50_000) pages.clear();
+    pages.set(path, page);
+  }
+  return page;
 }
 
 /** Validates one event; returns the reason it is rejected, or the event and its time. */

@@ -24,7 +24,10 @@ export interface AnalyticsStore {
 
 /** A view, classified and identified, ready to store. Holds no IP address. */
 export interface PreparedEvent {
-  /** 16 bytes derived from (project, caller id), or null when the caller gave no id. */
+  /**
+   * At least 16 bytes derived from (project, caller id) (a stored key is their first 8), or null
+   * when the caller gave no id.
+   */
   eventKey: Buffer | null;
   /** Milliseconds since the epoch, UTC. */
   timestamp: number;

@@ -86,7 +86,9 @@ export class AnalyticsDatabase {
     mkdirSync(path.dirname(options.file), { recursive: true });
     const sqlite = new SqliteDatabase(options.file, { timeout: 15_000 });
     this.sqlite = sqlite;
-    sqlite.pragma('journal_mode = WAL');
+    // Two processes (or import workers) opening a new file at once: switching it to WAL can
+    // fail with SQLITE_BUSY without waiting on the busy timeout.
+    retryWhileBusy(() => sqlite.pragma('journal_mode = WAL'));
     sqlite.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     sqlite.pragma('cache_size = -65536'); // 64 MiB: the visitor dictionary's hot pages
     const version = sqlite.pragma('user_version', { simple: true }) as number;
@@ -95,8 +97,10 @@ export class AnalyticsDatabase {
         `The analytics file ${options.file} was written by a newer Docwright (schema ${version}); upgrade Docwright`,
       );
     }
-    sqlite.exec(SCHEMA);
-    sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
+    retryWhileBusy(() => {
+      sqlite.exec(SCHEMA);
+      sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
+    });
 
     this.projects = new Dictionary(sqlite, 'projects', false);
     this.paths = new Dictionary(sqlite, 'paths', true);
@@ -258,6 +262,20 @@ export class AnalyticsDatabase {
   private forEachDictionary(fn: (d: { commit(): void; rollback(): void }) => void): void {
     for (const d of [this.projects, this.paths, this.agents, this.userAgents, this.referrers, this.visitors])
       fn(d);
+  }
+}
+
+/** Runs `fn` again, 10 ms apart and for at most 15 s, while SQLite answers SQLITE_BUSY. */
+function retryWhileBusy<T>(fn: () => T): T {
+  const deadline = Date.now() + 15_000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      return fn();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(pause, 0, 0, 10);
+    }
   }
 }
 
