@@ -25,10 +25,10 @@ export interface AnalyticsStore {
 /** A view, classified and identified, ready to store. Holds no IP address. */
 export interface PreparedEvent {
   /**
-   * At least 16 bytes derived from (project, caller id) (a stored key is their first 8), or null
-   * when the caller gave no id.
+   * The SHA-256 of (project, caller id) as a latin1 string (one character per byte; the store
+   * keeps the first 8 bytes), or null when the caller gave no id.
    */
-  eventKey: Buffer | null;
+  eventKey: string | null;
   /** Milliseconds since the epoch, UTC. */
   timestamp: number;
   /** The normalised page path. */

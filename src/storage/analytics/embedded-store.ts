@@ -364,8 +364,14 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
         let lo = 0;
         let hi = 0;
         if (event.eventKey) {
-          lo = event.eventKey.readUInt32LE(0);
-          hi = event.eventKey.readUInt32LE(4);
+          const k = event.eventKey;
+          // Little-endian words of the digest's first 8 bytes (latin1: one char per byte).
+          lo =
+            (k.charCodeAt(0) | (k.charCodeAt(1) << 8) | (k.charCodeAt(2) << 16) | (k.charCodeAt(3) << 24)) >>>
+            0;
+          hi =
+            (k.charCodeAt(4) | (k.charCodeAt(5) << 8) | (k.charCodeAt(6) << 16) | (k.charCodeAt(7) << 24)) >>>
+            0;
           if (lo === 0 && hi === 0) lo = 1; // (0, 0) means "no key"
           let fresh = staged.get(id);
           if (!fresh) {

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import { eventKey } from '../../../src/domain/analytics/ingest.ts';
 import { importLog } from '../../../src/domain/analytics/log-import.ts';
 import { EmbeddedAnalyticsStore } from '../../../src/storage/analytics/embedded-store.ts';
 
@@ -67,5 +69,12 @@ describe('importLog', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('eventKey', () => {
+  it('is the SHA-256 of (project, id), so keys stored by earlier versions still match', () => {
+    const expected = createHash('sha256').update('prj_1\u0000log:0:a line é').digest();
+    expect(Buffer.from(eventKey('prj_1', 'log:0:a line é'), 'latin1')).toEqual(expected);
   });
 });
