@@ -51,11 +51,17 @@ function calendar(
   ms: number,
 ): number | null {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  const time = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  const time = ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+  // A log's timestamps share a few dates: check each date once.
+  if (year === last.year && month === last.month && day === last.day) return last.midnight + time;
+  const midnight = Date.UTC(year, month - 1, day);
   // Date.UTC rolls Feb 30 over into March: a real date survives the round trip.
-  const check = new Date(time);
+  const check = new Date(midnight);
   if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) {
     return null;
   }
-  return time;
+  last = { year, month, day, midnight };
+  return midnight + time;
 }
+
+let last = { year: Number.NaN, month: 0, day: 0, midnight: 0 };

@@ -30,6 +30,15 @@ describe('timestamps', () => {
   it('accepts only date-times for events', () => {
     expect(parseDateTime('2025-03-01')).toBeNull();
   });
+
+  it('checks each date, whatever was parsed before (dates are remembered)', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(parseDateTime('2024-02-29T23:59:59.999Z')).toBe(Date.UTC(2024, 1, 29, 23, 59, 59, 999));
+      expect(parseDateTime('2024-02-29T01:02:03+02:00')).toBe(Date.UTC(2024, 1, 28, 23, 2, 3));
+      expect(parseDateTime('2025-02-29T10:00:00Z')).toBeNull();
+      expect(parseDateTime('2024-02-30T10:00:00Z')).toBeNull();
+    }
+  });
 });
 
 describe('export parameters', () => {
