@@ -153,7 +153,9 @@ export class AnalyticsDatabase {
       return fn();
     });
     try {
-      const result = run.immediate();
+      // BEGIN IMMEDIATE can answer SQLITE_BUSY at once in WAL mode when another process is
+      // mid-checkpoint or mid-recovery; nothing has run then, so trying again is safe.
+      const result = retryWhileBusy(() => run.immediate());
       this.forEachDictionary((d) => d.commit());
       return result;
     } catch (error) {

@@ -35,29 +35,59 @@ export interface ClippedRange {
  */
 export function countClipped(range: ClippedRange, maxPathHint: number): Array<Int32Array> {
   let maxPath = maxPathHint;
-  const grow = (path: number) => {
-    if (path > maxPath) maxPath = path;
-  };
-  if (range.left) for (let i = 0; i < range.left.length; i++) grow(range.left.paths[i] as number);
-  if (range.right)
-    for (let i = 0; i < range.right.views.length; i++) grow(range.right.views.paths[i] as number);
-  for (const day of range.whole) forEachPath(day, grow);
+  if (range.left) maxPath = Math.max(maxPath, maxOf(range.left.paths, range.left.length));
+  if (range.right) maxPath = Math.max(maxPath, maxOf(range.right.views.paths, range.right.views.length));
+  for (const day of range.whole) {
+    if (day.packed) maxPath = Math.max(maxPath, maxOf(day.packed.paths, day.packed.paths.length));
+    else for (const path of day.pages.keys()) if (path > maxPath) maxPath = path;
+  }
   const sums = [new Int32Array(maxPath + 1), new Int32Array(maxPath + 1), new Int32Array(maxPath + 1)];
   const firstWhole = range.firstWhole;
   const leftDay = range.left ? range.left.day : -1;
-  // (page, side, visitor) of the whole days whose previous visit was on the clipped first day.
-  const linkedToLeft = new PairSet(range.left ? 1024 : 0);
+  // (page, side, visitor) → LINKED: a whole-day entry's previous visit was on the clipped first
+  // day; | SEEN_LEFT: a visitor of the clipped first day.
+  const left = new PairMap(range.left ? range.left.length : 0);
   for (const day of range.whole) {
-    forEachEntry(day, (path, side, visitor, prev) => {
-      if (prev < firstWhole) {
-        const sum = sums[side] as Int32Array;
-        sum[path] = (sum[path] as number) + 1;
+    const packed = day.packed;
+    if (packed) {
+      const { paths, offsets, values, prev } = packed;
+      for (let i = 0; i < paths.length; i++) {
+        const path = paths[i] as number;
+        for (let side = 0; side < 3; side++) {
+          const end = offsets[i * 4 + side + 1] as number;
+          let count = 0;
+          for (let j = offsets[i * 4 + side] as number; j < end; j++) {
+            const p = prev[j] as number;
+            if (p < firstWhole) {
+              count++;
+              if (p === leftDay) left.set(path * 4 + side, values[j] as number, LINKED);
+            }
+          }
+          const sum = sums[side] as Int32Array;
+          sum[path] = (sum[path] as number) + count;
+        }
       }
-      if (prev === leftDay) linkedToLeft.add(path * 4 + side, visitor);
-    });
+      continue;
+    }
+    for (const [path, page] of day.pages) {
+      for (let side = 0; side < 3; side++) {
+        const list = page.lists[side];
+        if (!list) continue;
+        const { values, prev, length } = list;
+        let count = 0;
+        for (let j = 0; j < length; j++) {
+          const p = prev[j] as number;
+          if (p < firstWhole) {
+            count++;
+            if (p === leftDay) left.set(path * 4 + side, values[j] as number, LINKED);
+          }
+        }
+        const sum = sums[side] as Int32Array;
+        sum[path] = (sum[path] as number) + count;
+      }
+    }
   }
 
-  const leftSeen = new PairSet(range.left ? range.left.length : 0);
   if (range.left) {
     const { paths, visitors, categories, length } = range.left;
     for (let i = 0; i < length; i++) {
@@ -65,9 +95,13 @@ export function countClipped(range: ClippedRange, maxPathHint: number): Array<In
       if (category > 1) continue;
       const path = paths[i] as number;
       const visitor = visitors[i] as number;
-      for (const side of category === 0 ? HUMAN_SIDES : AI_SIDES) {
+      for (let k = 0; k < 2; k++) {
+        const side = k === 1 ? SIDE_TOTAL : category === 0 ? SIDE_HUMAN : SIDE_AI;
         const key = path * 4 + side;
-        if (leftSeen.add(key, visitor) && !linkedToLeft.has(key, visitor)) {
+        const flags = left.get(key, visitor);
+        if (flags !== ABSENT && (flags & SEEN_LEFT) !== 0) continue;
+        left.set(key, visitor, (flags === ABSENT ? 0 : flags) | SEEN_LEFT);
+        if (flags === ABSENT || (flags & LINKED) === 0) {
           const sum = sums[side] as Int32Array;
           sum[path] = (sum[path] as number) + 1;
         }
@@ -77,27 +111,60 @@ export function countClipped(range: ClippedRange, maxPathHint: number): Array<In
 
   if (range.right) {
     const { views, index } = range.right;
-    // The previous visit of each of R's visitors, where it can matter (on L or later).
-    const previous = new PairMap(1024);
+    // The previous visit of each of R's visitors where it can matter (on L or later); the
+    // SEEN_RIGHT bit marks those already counted.
+    const previous = new PairMap(views.length);
     const lowest = range.left ? leftDay : firstWhole;
     if (index) {
-      forEachEntry(index, (path, side, visitor, prev) => {
-        if (prev >= lowest) previous.set(path * 4 + side, visitor, prev);
-      });
+      const packed = index.packed;
+      if (packed) {
+        const { paths, offsets, values, prev } = packed;
+        for (let i = 0; i < paths.length; i++) {
+          const path = paths[i] as number;
+          for (let side = 0; side < 3; side++) {
+            const end = offsets[i * 4 + side + 1] as number;
+            for (let j = offsets[i * 4 + side] as number; j < end; j++) {
+              const p = prev[j] as number;
+              if (p >= lowest) previous.set(path * 4 + side, values[j] as number, p);
+            }
+          }
+        }
+      } else {
+        for (const [path, page] of index.pages) {
+          for (let side = 0; side < 3; side++) {
+            const list = page.lists[side];
+            if (!list) continue;
+            for (let j = 0; j < list.length; j++) {
+              const p = list.prev[j] as number;
+              if (p >= lowest) previous.set(path * 4 + side, list.values[j] as number, p);
+            }
+          }
+        }
+      }
     }
-    const rightSeen = new PairSet(views.length);
     const { paths, visitors, categories, length } = views;
     for (let i = 0; i < length; i++) {
       const category = categories[i] as number;
       if (category > 1) continue;
       const path = paths[i] as number;
       const visitor = visitors[i] as number;
-      for (const side of category === 0 ? HUMAN_SIDES : AI_SIDES) {
+      for (let k = 0; k < 2; k++) {
+        const side = k === 1 ? SIDE_TOTAL : category === 0 ? SIDE_HUMAN : SIDE_AI;
         const key = path * 4 + side;
-        if (!rightSeen.add(key, visitor)) continue;
-        const prev = previous.get(key, visitor);
-        if (prev >= firstWhole) continue; // came in the whole days
-        if (range.left && prev === leftDay && leftSeen.has(key, visitor)) continue; // came in the clipped first day
+        const found = previous.get(key, visitor);
+        if (found !== ABSENT && (found & SEEN_RIGHT) !== 0) continue;
+        previous.set(key, visitor, found === ABSENT ? SEEN_RIGHT : found | SEEN_RIGHT);
+        if (found === ABSENT) {
+          // No previous visit on L or later: new to the range.
+          const sum = sums[side] as Int32Array;
+          sum[path] = (sum[path] as number) + 1;
+          continue;
+        }
+        if (found >= firstWhole) continue; // came in the whole days
+        if (range.left && found === leftDay) {
+          const flags = left.get(key, visitor);
+          if (flags !== ABSENT && (flags & SEEN_LEFT) !== 0) continue; // came in the clipped first day
+        }
         const sum = sums[side] as Int32Array;
         sum[path] = (sum[path] as number) + 1;
       }
@@ -106,39 +173,16 @@ export function countClipped(range: ClippedRange, maxPathHint: number): Array<In
   return sums;
 }
 
-const HUMAN_SIDES = [SIDE_HUMAN, SIDE_TOTAL];
-const AI_SIDES = [SIDE_AI, SIDE_TOTAL];
+const LINKED = 1;
+const SEEN_LEFT = 2;
+/** Above any day number (days fit in 16 bits). */
+const SEEN_RIGHT = 0x40000000;
+const ABSENT = -1;
 
-function forEachPath(day: DayIndex, fn: (path: number) => void): void {
-  if (day.packed) for (const path of day.packed.paths) fn(path);
-  else for (const path of day.pages.keys()) fn(path);
-}
-
-/** Every (page, side, visitor, previous visit) entry of a day's human, ai and total lists. */
-function forEachEntry(
-  day: DayIndex,
-  fn: (path: number, side: number, visitor: number, prev: number) => void,
-): void {
-  const packed = day.packed;
-  if (packed) {
-    const { paths, offsets, values, prev } = packed;
-    for (let i = 0; i < paths.length; i++) {
-      const path = paths[i] as number;
-      for (let side = 0; side < 3; side++) {
-        const end = offsets[i * 4 + side + 1] as number;
-        for (let j = offsets[i * 4 + side] as number; j < end; j++)
-          fn(path, side, values[j] as number, prev[j] as number);
-      }
-    }
-    return;
-  }
-  for (const [path, page] of day.pages) {
-    for (let side = 0; side < 3; side++) {
-      const list = page.lists[side];
-      if (!list) continue;
-      for (let j = 0; j < list.length; j++) fn(path, side, list.values[j] as number, list.prev[j] as number);
-    }
-  }
+function maxOf(values: Uint32Array, length: number): number {
+  let max = 0;
+  for (let i = 0; i < length; i++) if ((values[i] as number) > max) max = values[i] as number;
+  return max;
 }
 
 /** The clipped part [from, to) of one day, read from its raw views (chunk records). */
