@@ -1,5 +1,5 @@
-// Agent benchmark: workspace preparation for a 5,000-file docs repository (cold clone vs
-// warm mirror), time from creating a job to the first model request, and the end-to-end
+// Agent benchmark: workspace preparation for a 5,000-file docs repository (cold clone, warm
+// mirror with and without a parked working copy to reuse), time from creating a job to the first model request, and the end-to-end
 // time of a scripted three-step job, through the real service (HTTP, worker, git, tools,
 // the openai-compatible client) with the model replaced by a scripted server.
 // Usage: npm run bench:agent -- [--pages 5000] [--runs 7]
@@ -39,6 +39,7 @@ const bare = generateDocsRepository(root, pages);
 // 1. Workspace preparation: a cold data dir (clone the mirror) vs a warm mirror (new job).
 const cold: number[] = [];
 const warm: number[] = [];
+const warmFresh: number[] = [];
 for (let i = 0; i < runs; i++) {
   const dataDir = mkdtempSync(path.join(root, 'data-'));
   const workspaces = new GitWorkspaces({
@@ -62,6 +63,12 @@ for (let i = 0; i < runs; i++) {
   await workspaces.prepare(request(`warm${i}`));
   warm.push(performance.now() - started);
   await workspaces.remove(request(`warm${i}`));
+  // The same, but with no finished job's working copy to reuse: every file is written.
+  rmSync(workspaces.poolDir('prj_bench'), { recursive: true, force: true });
+  started = performance.now();
+  await workspaces.prepare(request(`fresh${i}`));
+  warmFresh.push(performance.now() - started);
+  await workspaces.remove(request(`fresh${i}`));
   rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -167,7 +174,8 @@ const row = (name: string, xs: number[], goal: string) => ({
 });
 console.table([
   row('workspace preparation, cold (clone + worktree)', cold, ''),
-  row('workspace preparation, warm mirror (fetch + worktree)', warm, '< 1000 ms'),
+  row("workspace preparation, warm (fetch + reuse a finished job's copy)", warm, '< 1000 ms'),
+  row('workspace preparation, warm mirror, no copy to reuse (full checkout)', warmFresh, ''),
   row('create → first model request (warm mirror)', toFirstRequest, '< 200 ms'),
   row('scripted three-step job, create → completed', endToEnd, ''),
 ]);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { WorkspaceRequest } from '../../domain/agent/llm-agent.ts';
@@ -37,6 +37,9 @@ export interface GitWorkspacesOptions {
   /** Environment git runs in (tests); default: this process's. */
   env?: NodeJS.ProcessEnv;
 }
+
+// Finished working copies kept per project for reuse (each is a full copy of the site).
+const PARKED_PER_PROJECT = 2;
 
 // Working copies are the agent's sandbox: no hooks run in them, whatever the host user's templates say.
 const WORKSPACE_CONFIG = { 'core.hooksPath': '/dev/null' };
@@ -159,6 +162,9 @@ export class GitWorkspaces {
         await rm(dir, { recursive: true, force: true });
         await mkdir(path.dirname(dir), { recursive: true });
         await this.run(['worktree', 'prune'], mirror);
+        if (await this.adoptParked(mirror, req, dir, startSha)) {
+          return { dir, created, continued: remoteBranch !== null, startSha };
+        }
         await this.run(
           ['worktree', 'add', '--quiet', '--no-track', '--no-checkout', '-B', req.branch, dir, startSha],
           mirror,
@@ -222,7 +228,10 @@ export class GitWorkspaces {
     await this.locks.run(mirror, async () => {
       const hasMirror = await exists(path.join(mirror, 'HEAD'));
       if (hasMirror && (await exists(dir))) {
-        await this.run(['worktree', 'remove', '--force', '--force', dir], mirror).catch(() => undefined);
+        const parked = await this.park(mirror, req.projectId, dir).catch(() => false);
+        if (!parked) {
+          await this.run(['worktree', 'remove', '--force', '--force', dir], mirror).catch(() => undefined);
+        }
       }
       await rm(dir, { recursive: true, force: true });
       if (!hasMirror) return;
@@ -230,6 +239,58 @@ export class GitWorkspaces {
       checkBranch(req.branch, 'branch');
       await this.run(['branch', '--quiet', '-D', req.branch], mirror, { okCodes: [1] });
     });
+  }
+
+  /** Where finished jobs' working copies wait to be reused by the project's next jobs. */
+  poolDir(projectId: string): string {
+    return path.join(this.opts.dataDir, 'workspaces', '.pool', safeName(projectId, 'project id'));
+  }
+
+  /**
+   * Keeps a finished job's working copy for the next job of the same project, detached from
+   * the job's branch. Writing every file of a large site costs seconds on a slow disk; a parked
+   * copy is brought to the next job's commit by rewriting only the files that differ.
+   */
+  private async park(mirror: string, projectId: string, dir: string): Promise<boolean> {
+    const pool = this.poolDir(projectId);
+    const parked = await readdir(pool).catch(() => []);
+    if (parked.length >= PARKED_PER_PROJECT) return false;
+    await this.run(['checkout', '--quiet', '--detach'], dir);
+    await mkdir(pool, { recursive: true });
+    await this.run(['worktree', 'move', dir, path.join(pool, randomBytes(6).toString('hex'))], mirror);
+    return true;
+  }
+
+  /** Moves a parked working copy to `dir` and puts it on the job's branch at `startSha`. */
+  private async adoptParked(
+    mirror: string,
+    req: WorkspaceRequest,
+    dir: string,
+    startSha: string,
+  ): Promise<boolean> {
+    const pool = this.poolDir(req.projectId);
+    for (const entry of await readdir(pool).catch(() => [])) {
+      const parked = path.join(pool, entry);
+      try {
+        await this.run(['worktree', 'move', parked, dir], mirror);
+      } catch {
+        // Taken by another process, or damaged: forget it and try the next.
+        await this.run(['worktree', 'remove', '--force', '--force', parked], mirror).catch(() => undefined);
+        await rm(parked, { recursive: true, force: true });
+        continue;
+      }
+      try {
+        await this.run(['checkout', '--quiet', '--force', '--no-track', '-B', req.branch, startSha], dir);
+        await this.run(['clean', '-ffdxq'], dir);
+        return true;
+      } catch (error) {
+        this.opts.logger.warn({ err: error, jobId: req.jobId }, 'could not reuse a parked working copy');
+        await this.run(['worktree', 'remove', '--force', '--force', dir], mirror).catch(() => undefined);
+        await rm(dir, { recursive: true, force: true });
+        return false;
+      }
+    }
+    return false;
   }
 
   private async resetWorktree(dir: string, branch: string, startSha: string): Promise<void> {

@@ -183,6 +183,38 @@ describe('GitWorkspaces over a repository path', () => {
     expect(git(mirror, 'worktree', 'list')).not.toContain('job_one');
   });
 
+  it("reuses a finished job's working copy for the project's next job, leaving nothing of the first", async () => {
+    const ws = workspaces();
+    const first = await ws.prepare(request());
+    writeFileSync(path.join(first.dir, 'guide.mdx'), '# Changed by job one\n');
+    writeFileSync(path.join(first.dir, 'new-page.mdx'), '# New\n');
+    writeFileSync(path.join(first.dir, '.gitignore'), 'ignored.txt\n');
+    writeFileSync(path.join(first.dir, 'ignored.txt'), 'left behind\n');
+    expect(await ws.commitAll(first.dir, 'Job one')).not.toBeNull();
+    await ws.remove(request());
+    expect(readdirSync(ws.poolDir('prj_test'))).toHaveLength(1);
+
+    const second = await ws.prepare(request({ jobId: 'job_two', branch: 'docwright/two-other' }));
+    // The parked copy was taken, and it now holds exactly the base branch.
+    expect(readdirSync(ws.poolDir('prj_test'))).toHaveLength(0);
+    expect(readFileSync(path.join(second.dir, 'guide.mdx'), 'utf8')).toBe('# Guide\n\nSteps.\n');
+    for (const leftover of ['new-page.mdx', '.gitignore', 'ignored.txt']) {
+      expect(existsSync(path.join(second.dir, leftover)), leftover).toBe(false);
+    }
+    expect(git(second.dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('docwright/two-other');
+    expect(git(second.dir, 'status', '--porcelain')).toBe('');
+    expect(branches(path.join(root, 'data', 'mirrors', 'prj_test.git'))).toEqual(['docwright/two-other']);
+  });
+
+  it('keeps at most two parked working copies per project', async () => {
+    const ws = workspaces();
+    for (const job of ['job_a', 'job_b', 'job_c'])
+      await ws.prepare(request({ jobId: job, branch: `docwright/${job}` }));
+    for (const job of ['job_a', 'job_b', 'job_c'])
+      await ws.remove(request({ jobId: job, branch: `docwright/${job}` }));
+    expect(readdirSync(ws.poolDir('prj_test'))).toHaveLength(2);
+  });
+
   it('recovers a working copy whose directory vanished', async () => {
     const ws = workspaces();
     const { dir } = await ws.prepare(request());
