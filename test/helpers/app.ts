@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { openServices, type Services } from '../../src/app/services.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
 import type { Agent } from '../../src/domain/agent/agent.ts';
+import type { AnalyticsOptions } from '../../src/domain/analytics/options.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { ProjectInfo } from '../../src/domain/projects/project-service.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
@@ -28,7 +29,13 @@ export interface TestApp {
 
 /** A real Docwright HTTP server on a random port, over a fresh database of the current backend. */
 export async function startTestApp(
-  options: { env?: Record<string, string>; agent?: Agent; clock?: Clock } = {},
+  options: {
+    env?: Record<string, string>;
+    agent?: Agent;
+    clock?: Clock;
+    /** Analytics settings beyond the configuration's (tests use `normal` durability by default). */
+    analytics?: Partial<AnalyticsOptions>;
+  } = {},
 ): Promise<TestApp> {
   const database = createTestDatabase();
   const config: Config = loadConfig({
@@ -41,6 +48,7 @@ export async function startTestApp(
   const services = await openServices(config, logger, {
     storage: database.open(),
     ...(options.agent ? { agent: options.agent } : {}),
+    analytics: { durability: 'normal', ...options.analytics },
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const project = await services.projects.create({

@@ -1,75 +1,15 @@
-import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
-import { openServices, type Services } from '../../../src/app/services.ts';
-import { loadConfig } from '../../../src/config/config.ts';
 import type { AnalyticsOptions } from '../../../src/domain/analytics/options.ts';
 import type { Clock } from '../../../src/domain/clock.ts';
-import type { ProjectInfo } from '../../../src/domain/projects/project-service.ts';
-import { buildHttpApp } from '../../../src/http/app.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/storage.ts';
+import { startTestApp, type TestApp } from '../../helpers/app.ts';
 
-export interface AnalyticsTestApp {
-  baseUrl: string;
-  services: Services;
-  app: FastifyInstance;
-  database: TestDatabase;
-  project: ProjectInfo;
-  key: string;
-  request(
-    method: string,
-    path: string,
-    options?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
-  ): Promise<Response>;
-  close(): Promise<void>;
-}
+export type AnalyticsTestApp = TestApp;
 
-/**
- * Like test/helpers/app.ts, plus analytics options (trusted proxies, rate limit) that have no
- * environment variable yet. A real server on a random port over a fresh database.
- */
-export async function startAnalyticsApp(
+/** The shared test server (test/helpers/app.ts) with analytics settings such as trusted proxies. */
+export function startAnalyticsApp(
   options: { analytics?: Partial<AnalyticsOptions>; clock?: Clock } = {},
 ): Promise<AnalyticsTestApp> {
-  const database = createTestDatabase();
-  const config = loadConfig({ ...database.env, DOCWRIGHT_PORT: '0', DOCWRIGHT_LOG_LEVEL: 'silent' });
-  const logger = pino({ level: 'silent' });
-  const services = await openServices(config, logger, {
-    storage: database.open(),
-    analytics: { durability: 'normal', ...options.analytics },
+  return startTestApp({
+    ...(options.analytics ? { analytics: options.analytics } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const project = await services.projects.create({
-    name: 'Docs',
-    repository: 'https://example.com/docs.git',
-  });
-  const { key } = await services.keys.create(project.id, 'test');
-  const app = await buildHttpApp({ services, logger });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return {
-    baseUrl,
-    services,
-    app,
-    database,
-    project,
-    key,
-    request(method, path, { body, key: keyOverride, headers = {} } = {}) {
-      const useKey = keyOverride === undefined ? key : keyOverride;
-      return fetch(`${baseUrl}${path}`, {
-        method,
-        headers: {
-          ...(useKey === null ? {} : { authorization: `Bearer ${useKey}` }),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...headers,
-        },
-        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-      });
-    },
-    async close() {
-      await app.close();
-      await services.close();
-      await database.drop();
-    },
-  };
 }
