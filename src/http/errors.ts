@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type DomainErrorKind } from '../domain/errors.ts';
 
-const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
+/** The HTTP status for each kind of domain error; the one place this mapping lives. */
+export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   invalid: 400,
   unauthenticated: 401,
   forbidden: 403,

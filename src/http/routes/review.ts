@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
 import type { BranchReview, LocalReview, ReviewTarget } from '../../integrations/codehosts/local-review.ts';
+import { STATUS_BY_KIND } from '../errors.ts';
 
 /** What the review page needs to know about a job. */
 export interface ReviewJob extends ReviewTarget {
@@ -96,7 +97,11 @@ export const reviewRoutes: FastifyPluginAsync<ReviewRoutesOptions> = async (app,
         return sendHtml(reply, 200, reviewPage(jobId, review, notice, null));
       } catch (error) {
         if (auth.via === 'header' || !(error instanceof DomainError)) throw error;
-        return sendHtml(reply, statusOf(error), messagePage('Cannot show this review', error.message));
+        return sendHtml(
+          reply,
+          STATUS_BY_KIND[error.kind],
+          messagePage('Cannot show this review', error.message),
+        );
       }
     },
   );
@@ -147,7 +152,7 @@ export const reviewRoutes: FastifyPluginAsync<ReviewRoutesOptions> = async (app,
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         if (target === null || error.kind !== 'conflict') {
-          return sendHtml(reply, statusOf(error), messagePage('Cannot merge', error.message));
+          return sendHtml(reply, STATUS_BY_KIND[error.kind], messagePage('Cannot merge', error.message));
         }
         const review = await options.review.describe(target);
         return sendHtml(reply, 409, reviewPage(jobId, review, null, error.message));
@@ -155,17 +160,6 @@ export const reviewRoutes: FastifyPluginAsync<ReviewRoutesOptions> = async (app,
     },
   );
 };
-
-function statusOf(error: DomainError): number {
-  return {
-    invalid: 400,
-    unauthenticated: 401,
-    forbidden: 403,
-    not_found: 404,
-    conflict: 409,
-    rate_limited: 429,
-  }[error.kind];
-}
 
 function acceptsHtml(request: FastifyRequest): boolean {
   return /text\/html/.test(request.headers.accept ?? '');
