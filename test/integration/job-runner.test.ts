@@ -1,7 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker } from '../../src/app/services.ts';
-import { UnconfiguredAgent } from '../../src/domain/agent/unconfigured-agent.ts';
 import type { JobView } from '../../src/domain/jobs/job-view.ts';
 import { Worker } from '../../src/domain/runner/worker.ts';
 import { claimJob } from '../../src/storage/queries/jobs.ts';
@@ -222,7 +221,8 @@ describe(`job runner on ${testBackend}`, () => {
   });
 
   it('without a configured model fails promptly and says how to configure one', async () => {
-    t = await startTestApp({ env: FAST_WORKER, agent: new UnconfiguredAgent() });
+    // The agent the server builds by default, with no DOCWRIGHT_MODEL set.
+    t = await startTestApp({ env: FAST_WORKER });
     worker = createWorker(t.services, pino({ level: 'silent' }));
     worker.start();
     const job = await create('Add a changelog page');

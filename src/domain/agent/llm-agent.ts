@@ -18,7 +18,10 @@ import {
   type ValidationFinding,
   validateDocumentation,
 } from './tools/index.ts';
-import { noModelReason } from './unconfigured-agent.ts';
+
+/** Why a job cannot run without a model, and how to fix it. */
+export const NO_MODEL_REASON =
+  'No model configured: set DOCWRIGHT_MODEL (for example anthropic:claude-sonnet-4-5 or openai-compatible:qwen3-coder) and the provider API key, restart Docwright, then send a follow-up message to this job.';
 
 /** What the agent needs from git: a working copy per job, commits, pushes (see integrations/git). */
 export interface WorkspacePort {
@@ -72,7 +75,7 @@ export class LlmAgent implements Agent {
 
   async runTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
     const { job, project, turn, signal } = input;
-    if (job.model === null) return failed(noModelReason(null));
+    if (job.model === null) return failed(NO_MODEL_REASON);
     let model: LanguageModel;
     let host: CodeHost;
     try {
