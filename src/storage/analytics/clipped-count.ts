@@ -1,5 +1,5 @@
-import { DAY_MS, type DayIndex } from './day-index.ts';
-import { SIDE_AI, SIDE_HUMAN, SIDE_TOTAL } from './prev-list.ts';
+import { DAY_MS, type DayIndex, firstSince } from './day-index.ts';
+import { SIDE_AI, SIDE_HUMAN } from './prev-list.ts';
 
 /** The views of one UTC day that fall inside a range's clipped edge, as parallel columns. */
 export interface EdgeViews {
@@ -8,7 +8,7 @@ export interface EdgeViews {
   length: number;
   paths: Uint32Array;
   visitors: Uint32Array;
-  /** Category codes; only 0 (human) and 1 (ai) are counted here. */
+  /** Category codes; only 0 (human) and 1 (ai) are kept. */
   categories: Uint8Array;
 }
 
@@ -20,33 +20,54 @@ export interface ClippedRange {
   /** The clipped first day's views inside the range. */
   left: EdgeViews | null;
   /** The clipped last day's views inside the range, and that whole day's index. */
-  right: { views: EdgeViews; index: DayIndex | undefined } | null;
+  right: { views: EdgeViews; index: DayIndex } | null;
 }
+
+// Per-visitor flags of the page being counted (one byte per visitor number).
+/** Seen on the clipped first day inside the range, as human / as ai. */
+const LEFT_HUMAN = 1;
+const LEFT_AI = 2;
+/** A whole-day entry (human / ai / total side) whose previous visit was on the clipped first day. */
+const BACK_HUMAN = 4;
+const BACK_AI = 8;
+const BACK_TOTAL = 16;
+/** Already counted among the clipped first day's visitors. */
+const LEFT_DONE = 32;
+/** Seen on the clipped last day inside the range, as human / as ai. */
+const RIGHT_HUMAN = 64;
+const RIGHT_AI = 128;
+const LEFT_ANY = LEFT_HUMAN | LEFT_AI;
+const RIGHT_ANY = RIGHT_HUMAN | RIGHT_AI;
 
 /**
  * Exact distinct visitors per page (human, ai, human ∪ ai) over a range whose first and/or last
  * day is clipped, without building indexes for the clipped days. The whole days are counted by
- * the previous-visit scan (entries whose previous visit is before the first whole day). Then:
+ * the previous-visit scan (entries whose previous visit is before the first whole day). Then,
+ * page by page, with one flag byte per visitor:
  * - a visitor of the clipped first day L is new unless it also came in the whole days, which is
  *   exactly when one of its whole-day entries has its previous visit on L;
  * - a visitor of the clipped last day R is new unless its previous visit before R (from R's
  *   own index) is in the whole days, or is on L and it is among the clipped first day's visitors.
- * The left and right edges must be different days.
+ * No hash tables: every step is a sequential scan or a counting sort by page. `flags` must be
+ * all zero and at least `universe` long; it is left all zero. Left and right must be different days.
  */
-export function countClipped(range: ClippedRange, maxPathHint: number): Array<Int32Array> {
-  let maxPath = maxPathHint;
-  if (range.left) maxPath = Math.max(maxPath, maxOf(range.left.paths, range.left.length));
-  if (range.right) maxPath = Math.max(maxPath, maxOf(range.right.views.paths, range.right.views.length));
-  for (const day of range.whole) {
-    if (day.packed) maxPath = Math.max(maxPath, maxOf(day.packed.paths, day.packed.paths.length));
-    else for (const path of day.pages.keys()) if (path > maxPath) maxPath = path;
-  }
-  const sums = [new Int32Array(maxPath + 1), new Int32Array(maxPath + 1), new Int32Array(maxPath + 1)];
-  const firstWhole = range.firstWhole;
-  const leftDay = range.left ? range.left.day : -1;
-  // (page, side, visitor) → LINKED: a whole-day entry's previous visit was on the clipped first
-  // day; | SEEN_LEFT: a visitor of the clipped first day.
-  const left = new PairMap(range.left ? range.left.length : 0);
+export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int32Array> {
+  const { left, right, firstWhole } = range;
+  let maxPath = 0;
+  if (left) maxPath = Math.max(maxPath, maxOf(left.paths, left.length));
+  if (right)
+    maxPath = Math.max(maxPath, maxOf(right.views.paths, right.views.length), maxPathOf(right.index));
+  for (const day of range.whole) maxPath = Math.max(maxPath, maxPathOf(day));
+  const sums = [
+    new Int32Array(maxPath + 1),
+    new Int32Array(maxPath + 1),
+    new Int32Array(maxPath + 1),
+  ] as const;
+  const leftDay = left ? left.day : -1;
+
+  // 1. Whole days, day by day; the entries coming back from L are kept for step 2. Packed days
+  // are sorted by previous visit: the counted entries are a prefix, those from L its tail.
+  const back = new EntryBuffer();
   for (const day of range.whole) {
     const packed = day.packed;
     if (packed) {
@@ -54,17 +75,13 @@ export function countClipped(range: ClippedRange, maxPathHint: number): Array<In
       for (let i = 0; i < paths.length; i++) {
         const path = paths[i] as number;
         for (let side = 0; side < 3; side++) {
-          const end = offsets[i * 4 + side + 1] as number;
-          let count = 0;
-          for (let j = offsets[i * 4 + side] as number; j < end; j++) {
-            const p = prev[j] as number;
-            if (p < firstWhole) {
-              count++;
-              if (p === leftDay) left.set(path * 4 + side, values[j] as number, LINKED);
-            }
-          }
+          const start = offsets[i * 4 + side] as number;
+          const end = firstSince(prev, start, offsets[i * 4 + side + 1] as number, firstWhole);
           const sum = sums[side] as Int32Array;
-          sum[path] = (sum[path] as number) + count;
+          sum[path] = (sum[path] as number) + (end - start);
+          if (!left) continue;
+          for (let j = end - 1; j >= start && prev[j] === leftDay; j--)
+            back.push(path, side, values[j] as number);
         }
       }
       continue;
@@ -79,7 +96,7 @@ export function countClipped(range: ClippedRange, maxPathHint: number): Array<In
           const p = prev[j] as number;
           if (p < firstWhole) {
             count++;
-            if (p === leftDay) left.set(path * 4 + side, values[j] as number, LINKED);
+            if (p === leftDay) back.push(path, side, values[j] as number);
           }
         }
         const sum = sums[side] as Int32Array;
@@ -87,101 +104,190 @@ export function countClipped(range: ClippedRange, maxPathHint: number): Array<In
       }
     }
   }
+  if (!left && !right) return [...sums];
 
-  if (range.left) {
-    const { paths, visitors, categories, length } = range.left;
-    for (let i = 0; i < length; i++) {
-      const category = categories[i] as number;
-      if (category > 1) continue;
-      const path = paths[i] as number;
-      const visitor = visitors[i] as number;
-      for (let k = 0; k < 2; k++) {
-        const side = k === 1 ? SIDE_TOTAL : category === 0 ? SIDE_HUMAN : SIDE_AI;
-        const key = path * 4 + side;
-        const flags = left.get(key, visitor);
-        if (flags !== ABSENT && (flags & SEEN_LEFT) !== 0) continue;
-        left.set(key, visitor, (flags === ABSENT ? 0 : flags) | SEEN_LEFT);
-        if (flags === ABSENT || (flags & LINKED) === 0) {
-          const sum = sums[side] as Int32Array;
-          sum[path] = (sum[path] as number) + 1;
+  // 2. Page by page: the edges' views and the returning entries, grouped by page.
+  const leftByPath = left ? groupByPath(left.paths, left.length, maxPath) : null;
+  const backByPath = groupByPath(back.paths, back.length, maxPath);
+  const rightByPath = right ? groupByPath(right.views.paths, right.views.length, maxPath) : null;
+  const rightLists = right ? listsByPath(right.index, maxPath, firstWhole) : null;
+  const [humanSum, aiSum, totalSum] = sums;
+  for (let path = 0; path <= maxPath; path++) {
+    if (left && leftByPath) {
+      const { order, starts } = leftByPath;
+      const from = starts[path] as number;
+      const to = starts[path + 1] as number;
+      if (from < to) {
+        for (let k = from; k < to; k++) {
+          const i = order[k] as number;
+          const v = left.visitors[i] as number;
+          flags[v] = (flags[v] as number) | (left.categories[i] === 0 ? LEFT_HUMAN : LEFT_AI);
         }
+        for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++) {
+          const i = backByPath.order[k] as number;
+          const v = back.visitors[i] as number;
+          const side = back.sides[i] as number;
+          flags[v] =
+            (flags[v] as number) |
+            (side === SIDE_HUMAN ? BACK_HUMAN : side === SIDE_AI ? BACK_AI : BACK_TOTAL);
+        }
+        let human = 0;
+        let ai = 0;
+        let total = 0;
+        for (let k = from; k < to; k++) {
+          const v = left.visitors[order[k] as number] as number;
+          const f = flags[v] as number;
+          if ((f & LEFT_DONE) !== 0) continue;
+          flags[v] = f | LEFT_DONE;
+          if ((f & (LEFT_HUMAN | BACK_HUMAN)) === LEFT_HUMAN) human++;
+          if ((f & (LEFT_AI | BACK_AI)) === LEFT_AI) ai++;
+          if ((f & BACK_TOTAL) === 0) total++;
+        }
+        humanSum[path] = (humanSum[path] as number) + human;
+        aiSum[path] = (aiSum[path] as number) + ai;
+        totalSum[path] = (totalSum[path] as number) + total;
       }
+    }
+
+    if (right && rightByPath && rightLists) {
+      const { order, starts } = rightByPath;
+      const from = starts[path] as number;
+      const to = starts[path + 1] as number;
+      if (from < to) {
+        for (let k = from; k < to; k++) {
+          const i = order[k] as number;
+          const v = right.views.visitors[i] as number;
+          flags[v] = (flags[v] as number) | (right.views.categories[i] === 0 ? RIGHT_HUMAN : RIGHT_AI);
+        }
+        for (let side = 0; side < 3; side++) {
+          const list = rightLists(path, side);
+          if (!list) continue;
+          const { values, prev, start, end } = list;
+          const inRange = side === SIDE_HUMAN ? RIGHT_HUMAN : side === SIDE_AI ? RIGHT_AI : RIGHT_ANY;
+          const onLeft = side === SIDE_HUMAN ? LEFT_HUMAN : side === SIDE_AI ? LEFT_AI : LEFT_ANY;
+          let count = 0;
+          for (let j = start; j < end; j++) {
+            const f = flags[values[j] as number] as number;
+            if ((f & inRange) === 0) continue;
+            const p = prev[j] as number;
+            // Before the range: new. On L: new unless seen on L inside the range. Else: counted.
+            if (p < firstWhole && (p !== leftDay || (f & onLeft) === 0)) count++;
+          }
+          const sum = sums[side] as Int32Array;
+          sum[path] = (sum[path] as number) + count;
+        }
+        for (let k = from; k < to; k++) flags[right.views.visitors[order[k] as number] as number] = 0;
+      }
+    }
+
+    // Leave the flags clear for the next page.
+    if (left && leftByPath) {
+      const { order, starts } = leftByPath;
+      for (let k = starts[path] as number; k < (starts[path + 1] as number); k++)
+        flags[left.visitors[order[k] as number] as number] = 0;
+      for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++)
+        flags[back.visitors[backByPath.order[k] as number] as number] = 0;
     }
   }
-
-  if (range.right) {
-    const { views, index } = range.right;
-    // The previous visit of each of R's visitors where it can matter (on L or later); the
-    // SEEN_RIGHT bit marks those already counted.
-    const previous = new PairMap(views.length);
-    const lowest = range.left ? leftDay : firstWhole;
-    if (index) {
-      const packed = index.packed;
-      if (packed) {
-        const { paths, offsets, values, prev } = packed;
-        for (let i = 0; i < paths.length; i++) {
-          const path = paths[i] as number;
-          for (let side = 0; side < 3; side++) {
-            const end = offsets[i * 4 + side + 1] as number;
-            for (let j = offsets[i * 4 + side] as number; j < end; j++) {
-              const p = prev[j] as number;
-              if (p >= lowest) previous.set(path * 4 + side, values[j] as number, p);
-            }
-          }
-        }
-      } else {
-        for (const [path, page] of index.pages) {
-          for (let side = 0; side < 3; side++) {
-            const list = page.lists[side];
-            if (!list) continue;
-            for (let j = 0; j < list.length; j++) {
-              const p = list.prev[j] as number;
-              if (p >= lowest) previous.set(path * 4 + side, list.values[j] as number, p);
-            }
-          }
-        }
-      }
-    }
-    const { paths, visitors, categories, length } = views;
-    for (let i = 0; i < length; i++) {
-      const category = categories[i] as number;
-      if (category > 1) continue;
-      const path = paths[i] as number;
-      const visitor = visitors[i] as number;
-      for (let k = 0; k < 2; k++) {
-        const side = k === 1 ? SIDE_TOTAL : category === 0 ? SIDE_HUMAN : SIDE_AI;
-        const key = path * 4 + side;
-        const found = previous.get(key, visitor);
-        if (found !== ABSENT && (found & SEEN_RIGHT) !== 0) continue;
-        previous.set(key, visitor, found === ABSENT ? SEEN_RIGHT : found | SEEN_RIGHT);
-        if (found === ABSENT) {
-          // No previous visit on L or later: new to the range.
-          const sum = sums[side] as Int32Array;
-          sum[path] = (sum[path] as number) + 1;
-          continue;
-        }
-        if (found >= firstWhole) continue; // came in the whole days
-        if (range.left && found === leftDay) {
-          const flags = left.get(key, visitor);
-          if (flags !== ABSENT && (flags & SEEN_LEFT) !== 0) continue; // came in the clipped first day
-        }
-        const sum = sums[side] as Int32Array;
-        sum[path] = (sum[path] as number) + 1;
-      }
-    }
-  }
-  return sums;
+  return [...sums];
 }
 
-const LINKED = 1;
-const SEEN_LEFT = 2;
-/** Above any day number (days fit in 16 bits). */
-const SEEN_RIGHT = 0x40000000;
-const ABSENT = -1;
+interface ListRange {
+  values: Uint32Array;
+  prev: Uint16Array;
+  start: number;
+  end: number;
+}
+
+/**
+ * A lookup of one day's list by (page, side); of a packed day, only the entries whose previous
+ * visit is before `before` (the others are never counted).
+ */
+function listsByPath(
+  day: DayIndex,
+  maxPath: number,
+  before: number,
+): (path: number, side: number) => ListRange | null {
+  const packed = day.packed;
+  if (packed) {
+    const position = new Int32Array(maxPath + 1).fill(-1);
+    for (let i = 0; i < packed.paths.length; i++) position[packed.paths[i] as number] = i;
+    const { offsets, values, prev } = packed;
+    return (path, side) => {
+      const i = position[path] as number;
+      if (i < 0) return null;
+      const start = offsets[i * 4 + side] as number;
+      return {
+        values,
+        prev,
+        start,
+        end: firstSince(prev, start, offsets[i * 4 + side + 1] as number, before),
+      };
+    };
+  }
+  return (path, side) => {
+    const list = day.pages.get(path)?.lists[side];
+    return list ? { values: list.values, prev: list.prev, start: 0, end: list.length } : null;
+  };
+}
+
+/** Indexes grouped by page (a counting sort): page p's are `order[starts[p] .. starts[p + 1])`. */
+function groupByPath(
+  paths: Uint32Array,
+  length: number,
+  maxPath: number,
+): { order: Uint32Array; starts: Uint32Array } {
+  const starts = new Uint32Array(maxPath + 2);
+  for (let i = 0; i < length; i++)
+    starts[(paths[i] as number) + 1] = (starts[(paths[i] as number) + 1] as number) + 1;
+  for (let p = 1; p < starts.length; p++) starts[p] = (starts[p] as number) + (starts[p - 1] as number);
+  const next = starts.slice(0, maxPath + 1);
+  const order = new Uint32Array(length);
+  for (let i = 0; i < length; i++) {
+    const p = paths[i] as number;
+    const at = next[p] as number;
+    order[at] = i;
+    next[p] = at + 1;
+  }
+  return { order, starts };
+}
+
+/** (page, side, visitor) triples, growing as needed. */
+class EntryBuffer {
+  paths = new Uint32Array(1024);
+  sides = new Uint8Array(1024);
+  visitors = new Uint32Array(1024);
+  length = 0;
+
+  push(path: number, side: number, visitor: number): void {
+    if (this.length === this.paths.length) {
+      const n = this.length * 2;
+      this.paths = grow(this.paths, new Uint32Array(n));
+      this.sides = grow(this.sides, new Uint8Array(n));
+      this.visitors = grow(this.visitors, new Uint32Array(n));
+    }
+    this.paths[this.length] = path;
+    this.sides[this.length] = side;
+    this.visitors[this.length] = visitor;
+    this.length++;
+  }
+}
+
+function grow<T extends Uint32Array | Uint8Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
 
 function maxOf(values: Uint32Array, length: number): number {
   let max = 0;
   for (let i = 0; i < length; i++) if ((values[i] as number) > max) max = values[i] as number;
+  return max;
+}
+
+function maxPathOf(day: DayIndex): number {
+  if (day.packed) return maxOf(day.packed.paths, day.packed.paths.length);
+  let max = 0;
+  for (const path of day.pages.keys()) if (path > max) max = path;
   return max;
 }
 
@@ -207,102 +313,14 @@ export class EdgeCollector {
     if (msOfDay < this.start || msOfDay >= this.end || category > 1) return;
     const v = this.views;
     if (v.length === v.paths.length) {
-      const grow = <T extends Uint32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-        const b = make(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      v.paths = grow(v.paths, (n) => new Uint32Array(n));
-      v.visitors = grow(v.visitors, (n) => new Uint32Array(n));
-      v.categories = grow(v.categories, (n) => new Uint8Array(n));
+      const n = v.length * 2;
+      v.paths = grow(v.paths, new Uint32Array(n));
+      v.visitors = grow(v.visitors, new Uint32Array(n));
+      v.categories = grow(v.categories, new Uint8Array(n));
     }
     v.paths[v.length] = path;
     v.visitors[v.length] = visitor;
     v.categories[v.length] = category;
     v.length++;
-  }
-}
-
-/** A set of (u32, u32) pairs; the first must not be 0. Open addressing over one typed array. */
-class PairSet {
-  protected table: Uint32Array;
-  protected mask: number;
-  protected size = 0;
-  protected readonly width: number;
-
-  constructor(expected: number, width = 2) {
-    this.width = width;
-    let capacity = 64;
-    while (capacity < expected * 2) capacity *= 2;
-    this.table = new Uint32Array(capacity * width);
-    this.mask = capacity - 1;
-  }
-
-  /** Adds the pair; false if it was there already. */
-  add(a: number, b: number): boolean {
-    const at = this.find(a, b);
-    if (this.table[at] !== 0) return false;
-    this.insertAt(at, a, b);
-    return true;
-  }
-
-  has(a: number, b: number): boolean {
-    return this.table[this.find(a, b)] !== 0;
-  }
-
-  protected insertAt(at: number, a: number, b: number): number {
-    this.table[at] = a;
-    this.table[at + 1] = b;
-    this.size++;
-    if (this.size * 2 > this.mask + 1) {
-      this.grow();
-      return this.find(a, b);
-    }
-    return at;
-  }
-
-  /** The slot (word index) holding the pair, or the empty slot where it would go. */
-  protected find(a: number, b: number): number {
-    const table = this.table;
-    const width = this.width;
-    let i = (Math.imul(b ^ Math.imul(a, 0x85ebca6b), 0x9e3779b1) >>> 0) & this.mask;
-    for (;;) {
-      const at = i * width;
-      const x = table[at] as number;
-      if (x === 0 || (x === a && table[at + 1] === b)) return at;
-      i = (i + 1) & this.mask;
-    }
-  }
-
-  private grow(): void {
-    const old = this.table;
-    const width = this.width;
-    const capacity = (this.mask + 1) * 2;
-    this.table = new Uint32Array(capacity * width);
-    this.mask = capacity - 1;
-    for (let at = 0; at < old.length; at += width) {
-      const a = old[at] as number;
-      if (a === 0) continue;
-      const to = this.find(a, old[at + 1] as number);
-      for (let k = 0; k < width; k++) this.table[to + k] = old[at + k] as number;
-    }
-  }
-}
-
-/** (u32, u32) → u32, absent reading as -1. */
-class PairMap extends PairSet {
-  constructor(expected: number) {
-    super(expected, 3);
-  }
-
-  set(a: number, b: number, value: number): void {
-    let at = this.find(a, b);
-    if (this.table[at] === 0) at = this.insertAt(at, a, b);
-    this.table[at + 2] = value;
-  }
-
-  get(a: number, b: number): number {
-    const at = this.find(a, b);
-    return this.table[at] === 0 ? -1 : (this.table[at + 2] as number);
   }
 }

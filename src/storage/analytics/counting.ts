@@ -1,5 +1,5 @@
 import type { Counts } from '../../domain/analytics/store.ts';
-import type { DayIndex } from './day-index.ts';
+import { type DayIndex, firstSince } from './day-index.ts';
 import { SIDE_AI, SIDE_HUMAN } from './prev-list.ts';
 import type { VisitorSet } from './visitor-set.ts';
 
@@ -168,10 +168,8 @@ function countFirstVisits(segments: readonly DayIndex[], firstDay: number): Page
       for (let i = 0; i < paths.length; i++) {
         const path = paths[i] as number;
         for (let side = 0; side < 3; side++) {
-          const end = offsets[i * 4 + side + 1] as number;
-          let count = 0;
-          for (let j = offsets[i * 4 + side] as number; j < end; j++)
-            if ((prev[j] as number) < firstDay) count++;
+          const start = offsets[i * 4 + side] as number;
+          const count = firstSince(prev, start, offsets[i * 4 + side + 1] as number, firstDay) - start;
           const sum = sums[side] as Int32Array;
           sum[path] = (sum[path] as number) + count;
         }

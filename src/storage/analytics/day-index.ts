@@ -18,7 +18,9 @@ export interface PageEntry {
 /**
  * A closed day's page lists packed into a few arrays (no per-list objects): page i's human,
  * ai, total and crawler members are `values[offsets[4i + s] .. offsets[4i + s + 1])`, with
- * the previous visits at the same positions in `prev` (unused for crawlers).
+ * the previous visits at the same positions in `prev` (unused for crawlers). Each human, ai
+ * and total list is sorted by previous visit, so the entries whose previous visit is before a
+ * day are a prefix found by binary search (see `firstSince`).
  */
 export interface PackedPages {
   paths: Uint32Array;
@@ -182,6 +184,7 @@ export class DayIndex {
     };
     let i = 0;
     let at = 0;
+    const scratch = new Float64Array(this.longestList());
     for (const [path, page] of this.pages) {
       packed.paths[i] = path;
       for (let side = 0; side < 4; side++) {
@@ -189,8 +192,8 @@ export class DayIndex {
         const members = side < 3 ? page.lists[side] : page.crawlers;
         if (!members) continue;
         packed.views[i * 4 + side] = members.views;
-        packed.values.set(members.values.subarray(0, members.length), at);
-        if (members instanceof PrevList) packed.prev.set(members.prev.subarray(0, members.length), at);
+        if (members instanceof PrevList) sortByPrev(members, packed.values, packed.prev, at, scratch);
+        else packed.values.set(members.values.subarray(0, members.length), at);
         at += members.length;
       }
       i++;
@@ -198,6 +201,13 @@ export class DayIndex {
     packed.offsets[n * 4] = at;
     this.packed = packed;
     this.pages.clear();
+  }
+
+  private longestList(): number {
+    let longest = 0;
+    for (const page of this.pages.values())
+      for (const list of page.lists) if (list && list.length > longest) longest = list.length;
+    return longest;
   }
 
   /** Back to one entry per page, with copies that can grow: a late view for a closed day. */
@@ -222,4 +232,44 @@ export class DayIndex {
     for (const page of this.pages.values()) if (page.crawlers) yield page.crawlers;
     for (const set of this.hours) if (set) yield set;
   }
+}
+
+/**
+ * Writes a list's entries to `values`/`prev` at `at`, ordered by previous visit (then visitor):
+ * each entry as one float64 key prev · 2³² + visitor, sorted natively.
+ */
+function sortByPrev(
+  list: PrevList,
+  values: Uint32Array,
+  prev: Uint16Array,
+  at: number,
+  scratch: Float64Array,
+): void {
+  const n = list.length;
+  const keys = scratch.subarray(0, n);
+  for (let i = 0; i < n; i++) keys[i] = (list.prev[i] as number) * TWO_32 + (list.values[i] as number);
+  keys.sort();
+  for (let i = 0; i < n; i++) {
+    const key = keys[i] as number;
+    const p = Math.floor(key / TWO_32);
+    prev[at + i] = p;
+    values[at + i] = key - p * TWO_32;
+  }
+}
+
+const TWO_32 = 2 ** 32;
+
+/**
+ * The first position in `prev[start, end)` (sorted ascending) holding a day ≥ `day`: the
+ * entries before it are those whose previous visit is before `day`.
+ */
+export function firstSince(prev: Uint16Array, start: number, end: number, day: number): number {
+  let lo = start;
+  let hi = end;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((prev[mid] as number) < day) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -108,6 +108,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
   private readonly marks = new Marks();
+  private flags = new Uint8Array(0);
   private readonly pageCache = new Map<string, CachedPages>();
   /** Idempotency keys of recent (project, day)s, loaded from the chunks on first need. */
   private readonly keySets = new Map<string, KeySet>();
@@ -637,7 +638,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
         left,
         right: rightPart && rightViews ? { views: rightViews, index: rightPart.day } : null,
       },
-      0,
+      this.visitorFlags(universe),
     ) as [Int32Array, Int32Array, Int32Array];
     const rows: PageRow[] = [];
     for (let path = 0; path < total.length; path++) {
@@ -668,6 +669,12 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     }
     const totals = unionCounts(this.marks, universe, humanSets, aiSets);
     return { fingerprint: context.fingerprint, totals, rows };
+  }
+
+  /** One zeroed byte per visitor number, reused across queries (countClipped leaves it zeroed). */
+  private visitorFlags(universe: number): Uint8Array {
+    if (this.flags.length < universe) this.flags = new Uint8Array(universe + 65_536);
+    return this.flags;
   }
 
   private remember(key: string, value: CachedPages): void {
