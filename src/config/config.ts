@@ -59,6 +59,8 @@ export interface Config {
     maxBatch: number;
     trustedProxies: string[];
     rateLimitPerWindow: number;
+    /** Browser beacons per client IP per minute per project; 0 disables the limit. */
+    collectRateLimitPerMinute: number;
     durability: 'full' | 'normal';
     file: string | null;
   };
@@ -130,6 +132,8 @@ export const SETTINGS = {
     'Proxies whose X-Forwarded-For the browser collect endpoint believes: IPs, CIDRs, loopback, linklocal, uniquelocal; comma-separated (default none).',
   DOCWRIGHT_ANALYTICS_RATE_LIMIT:
     'Analytics export requests per project per window; 0 disables (default 1000).',
+  DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT:
+    'Browser tracker beacons per client IP per minute per project, counted in memory per process; 0 disables (default 120).',
   DOCWRIGHT_ANALYTICS_DURABILITY:
     'full: an acknowledged event survives power loss; normal: it survives a process crash (default full).',
   DOCWRIGHT_ANALYTICS_FILE: 'The analytics database file (default analytics.sqlite in the data dir).',
@@ -215,6 +219,7 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
         .map((entry) => entry.trim())
         .filter(Boolean),
       rateLimitPerWindow: read.integer('DOCWRIGHT_ANALYTICS_RATE_LIMIT', { min: 0 }) ?? 1000,
+      collectRateLimitPerMinute: read.integer('DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT', { min: 0 }) ?? 120,
       durability: read.oneOf('DOCWRIGHT_ANALYTICS_DURABILITY', ['full', 'normal'] as const) ?? 'full',
       file: (() => {
         const file = read.string('DOCWRIGHT_ANALYTICS_FILE');

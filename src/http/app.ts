@@ -83,6 +83,7 @@ export async function buildHttpApp({ services, logger }: HttpAppOptions): Promis
   await app.register(analyticsCollectRoutes, {
     analytics: services.analytics,
     trustedProxies: services.analyticsOptions.trustedProxies,
+    rateLimitPerMinute: services.analyticsOptions.collectRateLimitPerMinute,
     clock: services.clock,
   });
   await app.register(async (api) => {

@@ -82,6 +82,7 @@ describe('configuration', () => {
       {
         DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'never',
         DOCWRIGHT_TRUSTED_PROXIES: '10.0.0.0/8, loopback',
+        DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT: '30',
         DOCWRIGHT_ANALYTICS_DURABILITY: 'normal',
         DOCWRIGHT_ANALYTICS_FILE: 'stats.sqlite',
       },
@@ -92,11 +93,16 @@ describe('configuration', () => {
       maxBatch: 1000,
       trustedProxies: ['10.0.0.0/8', 'loopback'],
       rateLimitPerWindow: 1000,
+      collectRateLimitPerMinute: 30,
       durability: 'normal',
       file: '/srv/stats.sqlite',
     });
     expect(problemsOf({ DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'hourly' })).toEqual([
       'DOCWRIGHT_ANALYTICS_SALT_ROTATION must be one of daily, weekly, monthly, never (got "hourly")',
+    ]);
+    expect(loadConfig({}, '/srv').analytics.collectRateLimitPerMinute).toBe(120);
+    expect(problemsOf({ DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT: '-1' })).toEqual([
+      'DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT must be at least 0 (got -1)',
     ]);
   });
 

@@ -15,6 +15,8 @@ export interface AnalyticsOptions {
   trustedProxies: string[];
   /** Export requests per project per rate-limit window; 0 disables. */
   rateLimitPerWindow: number;
+  /** Browser collect beacons per client IP per minute per project, counted in memory; 0 disables. */
+  collectRateLimitPerMinute: number;
   /** `full`: an acknowledged view survives power loss; `normal`: a process crash. */
   durability: 'full' | 'normal';
   /** The analytics file; null: `analytics.sqlite` in the data dir. */
@@ -26,6 +28,7 @@ export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
   maxBatch: DEFAULT_MAX_BATCH,
   trustedProxies: [],
   rateLimitPerWindow: 1000,
+  collectRateLimitPerMinute: 120,
   durability: 'full',
   file: null,
 };

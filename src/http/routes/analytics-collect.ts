@@ -5,6 +5,8 @@ import { Type } from 'typebox';
 import type { AnalyticsService } from '../../domain/analytics/analytics-service.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { InMemoryRateLimiter } from '../../domain/rate-limit/in-memory-rate-limiter.ts';
+import { errorResponses } from '../schemas.ts';
 import { TRACKER_SCRIPT } from '../tracker/script.ts';
 
 export interface AnalyticsCollectOptions {
@@ -14,6 +16,8 @@ export interface AnalyticsCollectOptions {
    * (`loopback`, `linklocal`, `uniquelocal`). Empty: the socket address is the client.
    */
   trustedProxies: readonly string[];
+  /** Beacons per client IP per minute per project, counted in this process; 0 disables. */
+  rateLimitPerMinute: number;
   clock: Clock;
 }
 
@@ -25,7 +29,8 @@ const COLLECT_BODY_LIMIT = 8 * 1024;
 /**
  * The browser tracker: `GET /script.js` and the public collect endpoint it posts to. No secret
  * is needed; the request's Origin must be one of the project's allowed origins, and IP and user
- * agent come from the request itself (X-Forwarded-For only from trusted proxies).
+ * agent come from the request itself (X-Forwarded-For only from trusted proxies). Beacons are
+ * rate-limited per project and client IP in memory, so a flood costs no database write.
  */
 export const analyticsCollectRoutes: FastifyPluginAsyncTypebox<AnalyticsCollectOptions> = async (
   app,
@@ -33,6 +38,12 @@ export const analyticsCollectRoutes: FastifyPluginAsyncTypebox<AnalyticsCollectO
 ) => {
   const { analytics } = options;
   const trust = proxyAddr.compile([...options.trustedProxies]);
+  const limiter = new InMemoryRateLimiter({
+    clock: options.clock,
+    limit: options.rateLimitPerMinute,
+    windowSeconds: 60,
+    unit: 'views from this address',
+  });
 
   // sendBeacon posts text/plain (no CORS preflight); the body is still JSON.
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
@@ -72,7 +83,7 @@ export const analyticsCollectRoutes: FastifyPluginAsyncTypebox<AnalyticsCollectO
       schema: {
         summary: 'Collect a page view from the browser tracker',
         description:
-          "Public: called by /script.js from pages on the project's allowed origins (CORS). No API key; IP and user agent come from the request.",
+          "Public: called by /script.js from pages on the project's allowed origins (CORS). No API key; IP and user agent come from the request. Limited per client IP per minute (429 with Retry-After).",
         tags,
         params: CollectParams,
         body: Type.Object({
@@ -85,18 +96,21 @@ export const analyticsCollectRoutes: FastifyPluginAsyncTypebox<AnalyticsCollectO
             Type.String({ maxLength: 2048, description: 'document.referrer on the first view.' }),
           ),
         }),
-        response: { 202: Type.Object({ accepted: Type.Integer() }) },
+        response: { 202: Type.Object({ accepted: Type.Integer() }), 429: errorResponses[429] },
       },
     },
     async (request, reply) => {
       const { projectId } = request.params;
       await allowOrigin(request, reply, projectId);
+      const ip = proxyAddr(request.raw, trust);
+      // After the Origin check: refused requests neither use a client's budget nor add keys.
+      limiter.hit(`${projectId} ${ip}`);
       const result = await analytics.ingest(projectId, [
         {
           timestamp: options.clock().getTime(),
           path: request.body.p,
           userAgent: request.headers['user-agent'] ?? '',
-          ip: proxyAddr(request.raw, trust),
+          ip,
           referrer: request.body.r,
           accept: request.headers.accept,
         },

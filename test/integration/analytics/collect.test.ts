@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { startTestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
 import { type AnalyticsTestApp, startAnalyticsApp } from './analytics-app.ts';
 
@@ -82,5 +83,70 @@ describe(`browser collect endpoint on ${testBackend}`, () => {
     await collect({ origin: ORIGIN, 'x-forwarded-for': '198.51.100.2' });
     await collect({ origin: ORIGIN, 'x-forwarded-for': '198.51.100.2, 127.0.0.1' });
     expect((await breakdown()).categories[0]?.visitors).toBe(2);
+  });
+
+  describe('per-client rate limit', () => {
+    // 12:00:10: the one-minute window ends in 50 s.
+    let now = new Date('2026-01-01T12:00:10.000Z');
+    const startLimited = async (limit: string, trustedProxies: string[] = []) => {
+      now = new Date('2026-01-01T12:00:10.000Z');
+      t = await startTestApp({
+        env: { DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT: limit },
+        analytics: { trustedProxies },
+        clock: () => now,
+      });
+      await t.request('PATCH', `/v1/analytics/${t.project.id}/settings`, {
+        body: { allowedOrigins: [ORIGIN] },
+      });
+    };
+    const views = async () => (await breakdown()).categories.find((c) => c.category === 'human')?.views;
+
+    it('accepts beacons under the limit and answers 429 with Retry-After over it, storing nothing', async () => {
+      await startLimited('3');
+      for (const p of ['/a', '/b', '/c']) expect((await collect({ origin: ORIGIN }, { p })).status).toBe(202);
+      const refused = await collect({ origin: ORIGIN }, { p: '/d' });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('50');
+      expect(refused.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+      const body = (await refused.json()) as { error: string; requestId: string };
+      expect(body.error).toMatch(/Rate limit of 3 views from this address per 60 s reached; retry in 50 s/);
+      expect(body.requestId).toBeTruthy();
+      expect(await views()).toBe(3);
+    });
+
+    it('gives each client IP behind a trusted proxy its own budget', async () => {
+      await startLimited('1', ['loopback']);
+      expect((await collect({ origin: ORIGIN, 'x-forwarded-for': '198.51.100.1' })).status).toBe(202);
+      expect((await collect({ origin: ORIGIN, 'x-forwarded-for': '198.51.100.1' })).status).toBe(429);
+      expect((await collect({ origin: ORIGIN, 'x-forwarded-for': '198.51.100.2' })).status).toBe(202);
+      expect((await collect({ origin: ORIGIN, 'x-forwarded-for': '198.51.100.2' })).status).toBe(429);
+      expect((await breakdown()).categories[0]).toEqual({ category: 'human', visitors: 2, views: 2 });
+    });
+
+    it('does not count refused origins against the budget', async () => {
+      await startLimited('1');
+      expect((await collect({ origin: 'https://evil.example' })).status).toBe(403);
+      expect((await collect({ origin: ORIGIN })).status).toBe(202);
+    });
+
+    it('opens a new window when the minute ends', async () => {
+      await startLimited('2');
+      expect((await collect({ origin: ORIGIN }, { p: '/a' })).status).toBe(202);
+      expect((await collect({ origin: ORIGIN }, { p: '/b' })).status).toBe(202);
+      expect((await collect({ origin: ORIGIN }, { p: '/c' })).status).toBe(429);
+      now = new Date('2026-01-01T12:00:59.999Z');
+      expect((await collect({ origin: ORIGIN }, { p: '/c' })).status).toBe(429);
+      now = new Date('2026-01-01T12:01:00.000Z');
+      expect((await collect({ origin: ORIGIN }, { p: '/c' })).status).toBe(202);
+      expect(await views()).toBe(3);
+    });
+
+    it('is off when the limit is 0', async () => {
+      await startLimited('0');
+      for (let i = 0; i < 200; i++) {
+        expect((await collect({ origin: ORIGIN }, { p: `/page-${i}` })).status).toBe(202);
+      }
+      expect(await views()).toBe(200);
+    });
   });
 });
