@@ -14,7 +14,7 @@ import SqliteDatabase from 'better-sqlite3';
  * Packing views 40 bytes apiece into one blob per commit keeps ingestion at well over 100,000
  * views a second; a row per view with a unique index on the idempotency key managed ~40,000.
  */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 create table if not exists projects (no integer primary key, value text not null unique);
@@ -22,7 +22,7 @@ create table if not exists paths (no integer primary key, value text not null un
 create table if not exists agents (no integer primary key, value text not null unique);
 create table if not exists user_agents (no integer primary key, value text not null unique);
 create table if not exists referrers (no integer primary key, value text not null unique);
-create table if not exists visitor_keys (no integer primary key, value blob not null);
+create table if not exists visitor_blocks (block integer primary key, data blob not null);
 create table if not exists chunks (
   seq integer primary key,
   project integer not null,
@@ -97,10 +97,22 @@ export class AnalyticsDatabase {
         `The analytics file ${options.file} was written by a newer Docwright (schema ${version}); upgrade Docwright`,
       );
     }
-    retryWhileBusy(() => {
-      sqlite.exec(SCHEMA);
-      sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
-    });
+    if (version < SCHEMA_VERSION) {
+      retryWhileBusy(() =>
+        sqlite
+          .transaction(() => {
+            sqlite.exec(SCHEMA);
+            // Schema 1 kept one row per visitor key: move them into blocks (see VisitorDictionary).
+            const old = sqlite.prepare("select 1 from sqlite_master where name = 'visitor_keys'").get();
+            if (old) {
+              moveVisitorKeysToBlocks(sqlite);
+              sqlite.exec('drop table visitor_keys');
+            }
+            sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
+          })
+          .immediate(),
+      );
+    }
 
     this.projects = new Dictionary(sqlite, 'projects', false);
     this.paths = new Dictionary(sqlite, 'paths', true);
@@ -150,7 +162,9 @@ export class AnalyticsDatabase {
   write<T>(fn: () => T): T {
     const run = this.sqlite.transaction(() => {
       this.visitors.sync();
-      return fn();
+      const result = fn();
+      this.visitors.store();
+      return result;
     });
     try {
       // BEGIN IMMEDIATE can answer SQLITE_BUSY at once in WAL mode when another process is
@@ -360,60 +374,116 @@ export class Dictionary {
   }
 }
 
+/** Visitor keys per row of `visitor_blocks`: 64 KiB blobs. */
+const BLOCK_KEYS = 4096;
+const KEY_BYTES = 16;
+
 /**
- * 16-byte visitor keys ↔ dense visitor numbers. The table is append-only (numbers are rowids,
- * so a new visitor is a sequential insert, not a random B-tree insert into a key index); the
- * key → number lookup is an in-memory open-addressing table of every key (about 27 bytes per
- * visitor), loaded on the first write and topped up from the rows other processes appended at
- * the start of each write transaction.
+ * 16-byte visitor keys ↔ dense visitor numbers. Keys are stored in number order, 4,096 to a
+ * row of `visitor_blocks` (visitor n is at block ⌊(n − 1) / 4096⌋), so loading a million
+ * keys is 250 blob reads rather than a million rows, and a new visitor is an append to the
+ * last block. The key → number lookup is an in-memory open-addressing table of every key
+ * (about 27 bytes per visitor), loaded on the first write and topped up from the blocks other
+ * processes appended to at the start of each write transaction.
  */
 export class VisitorDictionary {
   private table = new Uint32Array(0);
   private mask = -1;
   private size = 0;
-  /** Every row up to this number is in `table`. */
+  /** Every visitor up to this number is in `table`. */
   private loadedUpTo = 0;
-  private byBuffer = new WeakMap<Buffer, number>();
+  /** The last block's keys, as stored plus this transaction's appends. */
+  private tail = Buffer.alloc(BLOCK_KEYS * KEY_BYTES);
+  private tailBlock = 0;
+  private tailDirty = false;
   private dirty = false;
-  private readonly insert;
-  private readonly rowsAfter;
-  private readonly max;
+  private readonly blocksFrom;
+  private readonly upsertBlock;
+  private readonly lastBlock;
 
   constructor(sqlite: SqliteDatabase.Database) {
-    this.insert = sqlite.prepare('insert into visitor_keys (no, value) values (?, ?)');
-    this.rowsAfter = sqlite.prepare('select no, value from visitor_keys where no > ? order by no').raw();
-    this.max = sqlite.prepare('select coalesce(max(no), 0) from visitor_keys').pluck();
+    this.blocksFrom = sqlite
+      .prepare('select block, data from visitor_blocks where block >= ? order by block')
+      .raw();
+    this.upsertBlock = sqlite.prepare(
+      'insert into visitor_blocks (block, data) values (?, ?) on conflict (block) do update set data = excluded.data',
+    );
+    this.lastBlock = sqlite
+      .prepare('select block, length(data) from visitor_blocks order by block desc limit 1')
+      .raw();
   }
 
   /** Start of a write transaction: take in the visitors other processes numbered since. */
   sync(): void {
-    if (this.mask === -1) this.resize(1 << 16);
-    for (const [no, value] of this.rowsAfter.iterate(this.loadedUpTo) as Iterable<[number, Buffer]>) {
-      this.put(value, no);
-      this.loadedUpTo = no;
+    if (this.mask === -1) {
+      const [block, bytes] = (this.lastBlock.get() as [number, number] | undefined) ?? [0, 0];
+      this.resize(tableCapacity(block * BLOCK_KEYS + bytes / KEY_BYTES));
     }
+    let last: Buffer | null = null;
+    let lastNo = -1;
+    for (const [block, data] of this.blocksFrom.iterate(Math.floor(this.loadedUpTo / BLOCK_KEYS)) as Iterable<
+      [number, Buffer]
+    >) {
+      const first = block * BLOCK_KEYS;
+      const count = data.length / KEY_BYTES;
+      const view = new DataView(data.buffer, data.byteOffset, data.length);
+      const start = Math.max(0, this.loadedUpTo - first);
+      if ((this.size + count - start) * 4 > (this.mask + 1) * 3) {
+        this.resize(tableCapacity(this.size + count - start));
+      }
+      for (let i = start; i < count; i++) {
+        const at = i * KEY_BYTES;
+        this.place(
+          view.getUint32(at, true),
+          view.getUint32(at + 4, true),
+          view.getUint32(at + 8, true),
+          view.getUint32(at + 12, true),
+          first + i + 1,
+        );
+      }
+      if (first + count > this.loadedUpTo) this.loadedUpTo = first + count;
+      last = data;
+      lastNo = block;
+    }
+    // The block the next number goes into, with the keys it already has.
+    this.tailBlock = Math.floor(this.loadedUpTo / BLOCK_KEYS);
+    this.tail.fill(0);
+    if (last && lastNo === this.tailBlock) last.copy(this.tail, 0);
   }
 
   /** The number for `key`, assigned if new. Call inside a write transaction, after `sync`. */
   idFor(key: Buffer): number {
-    // Repeat visitors arrive with the very Buffer the identity cache handed out before.
-    const known = this.byBuffer.get(key);
-    if (known !== undefined) return known;
     let no = this.get(key);
     if (no === 0) {
       no = this.loadedUpTo + 1;
-      this.insert.run(no, key);
+      const block = Math.floor((no - 1) / BLOCK_KEYS);
+      if (block !== this.tailBlock) {
+        this.store();
+        this.tailBlock = block;
+        this.tail.fill(0);
+      }
+      key.copy(this.tail, ((no - 1) % BLOCK_KEYS) * KEY_BYTES, 0, KEY_BYTES);
+      this.tailDirty = true;
       this.put(key, no);
       this.loadedUpTo = no;
       this.dirty = true;
     }
-    this.byBuffer.set(key, no);
     return no;
+  }
+
+  /** End of a write transaction: store the appended keys. */
+  store(): void {
+    if (!this.tailDirty) return;
+    const count = this.loadedUpTo - this.tailBlock * BLOCK_KEYS;
+    const keys = Math.min(BLOCK_KEYS, Math.max(0, count));
+    this.upsertBlock.run(this.tailBlock, this.tail.subarray(0, keys * KEY_BYTES));
+    this.tailDirty = false;
   }
 
   /** One more than the highest number handed out, by any process. */
   universe(): number {
-    return Math.max(this.loadedUpTo, this.max.get() as number) + 1;
+    const [block, bytes] = (this.lastBlock.get() as [number, number] | undefined) ?? [0, 0];
+    return Math.max(this.loadedUpTo, block * BLOCK_KEYS + bytes / KEY_BYTES) + 1;
   }
 
   commit(): void {
@@ -427,10 +497,11 @@ export class VisitorDictionary {
     this.mask = -1;
     this.size = 0;
     this.loadedUpTo = 0;
-    this.byBuffer = new WeakMap();
+    this.tailBlock = 0;
+    this.tailDirty = false;
+    this.tail.fill(0);
     this.dirty = false;
   }
-
   private slotOf(k1: number, k2: number): number {
     return (Math.imul(k1 ^ Math.imul(k2, 0x85ebca6b), 0x9e3779b1) >>> 0) & this.mask;
   }
@@ -491,5 +562,28 @@ export class VisitorDictionary {
           no,
         );
     }
+  }
+}
+
+/** A power of two with room for `keys` at a load factor of at most ¾. */
+function tableCapacity(keys: number): number {
+  let capacity = 1 << 16;
+  while (capacity * 3 < keys * 4 + 4) capacity *= 2;
+  return capacity;
+}
+
+/** Schema 1 → 2: the per-visitor rows of `visitor_keys`, in number order, into blocks. */
+function moveVisitorKeysToBlocks(sqlite: SqliteDatabase.Database): void {
+  const insert = sqlite.prepare('insert into visitor_blocks (block, data) values (?, ?)');
+  const range = sqlite
+    .prepare('select no, value from visitor_keys where no > ? and no <= ? order by no')
+    .raw();
+  const max = sqlite.prepare('select coalesce(max(no), 0) from visitor_keys').pluck().get() as number;
+  const block = Buffer.alloc(BLOCK_KEYS * KEY_BYTES);
+  for (let b = 0; b * BLOCK_KEYS < max; b++) {
+    block.fill(0);
+    const rows = range.all(b * BLOCK_KEYS, (b + 1) * BLOCK_KEYS) as Array<[number, Buffer]>;
+    for (const [no, value] of rows) value.copy(block, ((no - 1) % BLOCK_KEYS) * KEY_BYTES, 0, KEY_BYTES);
+    insert.run(b, block.subarray(0, (Math.min(max, (b + 1) * BLOCK_KEYS) - b * BLOCK_KEYS) * KEY_BYTES));
   }
 }

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AnalyticsDatabase } from '../../../src/storage/analytics/analytics-database.ts';
+
+const key = (n: number) => createHash('sha256').update(`visitor ${n}`).digest().subarray(0, 16);
+
+describe('visitor dictionary (keys stored in blocks)', () => {
+  let dir: string;
+  let file: string;
+  const open: AnalyticsDatabase[] = [];
+  const connect = () => {
+    const db = new AnalyticsDatabase({ file, synchronous: 'normal' });
+    open.push(db);
+    return db;
+  };
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'dw-visitors-'));
+    file = path.join(dir, 'analytics.sqlite');
+  });
+  afterEach(() => {
+    for (const db of open.splice(0)) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('numbers visitors densely across block boundaries and two connections, stable after reopening', () => {
+    const a = connect();
+    const b = connect();
+    const numbers = new Map<number, number>();
+    // Interleaved writers, each transaction crossing or ending near a 4,096-key block boundary.
+    const batches = [3000, 2000, 4096, 1, 5000, 4095];
+    let next = 0;
+    batches.forEach((size, i) => {
+      const db = i % 2 === 0 ? a : b;
+      db.write(() => {
+        for (let n = next; n < next + size; n++) numbers.set(n, db.visitors.idFor(key(n)));
+        // A repeat inside the transaction, and one from the other connection's batches.
+        expect(db.visitors.idFor(key(next))).toBe(numbers.get(next));
+        if (next > 0) expect(db.visitors.idFor(key(0))).toBe(numbers.get(0));
+      });
+      next += size;
+    });
+    const assigned = [...numbers.values()].sort((x, y) => x - y);
+    expect(assigned).toEqual(Array.from({ length: next }, (_, i) => i + 1));
+    expect(a.visitorUniverse()).toBe(next + 1);
+    expect(b.visitorUniverse()).toBe(next + 1);
+
+    for (const db of open.splice(0)) db.close();
+    const reopened = connect();
+    reopened.write(() => {
+      for (const n of [0, 2999, 3000, 4095, 4096, 9000, next - 1])
+        expect(reopened.visitors.idFor(key(n))).toBe(numbers.get(n));
+      expect(reopened.visitors.idFor(key(next))).toBe(next + 1);
+    });
+  });
+
+  it('forgets numbers handed out in a transaction that rolled back', () => {
+    const db = connect();
+    db.write(() => db.visitors.idFor(key(1)));
+    expect(() =>
+      db.write(() => {
+        db.visitors.idFor(key(2));
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    db.write(() => {
+      expect(db.visitors.idFor(key(3))).toBe(2);
+      expect(db.visitors.idFor(key(1))).toBe(1);
+    });
+  });
+
+  it('moves the per-visitor rows of a schema-1 file into blocks, keeping every number', () => {
+    const old = new SqliteDatabase(file);
+    old.exec('create table visitor_keys (no integer primary key, value blob not null)');
+    const insert = old.prepare('insert into visitor_keys (no, value) values (?, ?)');
+    for (let n = 1; n <= 5000; n++) insert.run(n, key(n));
+    old.pragma('user_version = 1');
+    old.close();
+
+    const db = connect();
+    expect(db.visitorUniverse()).toBe(5001);
+    db.write(() => {
+      for (const n of [1, 4096, 4097, 5000]) expect(db.visitors.idFor(key(n))).toBe(n);
+      expect(db.visitors.idFor(key(5001))).toBe(5001);
+    });
+    const tables = db.sqlite.prepare("select name from sqlite_master where name = 'visitor_keys'").all();
+    expect(tables).toEqual([]);
+  });
+});
