@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { detectFormat, type LogFormat, parseLine } from '../../domain/analytics/log-formats.ts';
 import type { ImportProgress, ImportSummary } from '../../domain/analytics/log-import.ts';
 import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
+import { ThreadLock } from '../../storage/analytics/analytics-database.ts';
 
 export interface ParallelImportOptions {
   file: string;
@@ -38,6 +39,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
   }
 
   const progress: ImportProgress[] = [];
+  const threadLock = ThreadLock.buffer();
   const summaries = await Promise.all(
     bounds.slice(1).map(
       (end, i) =>
@@ -51,6 +53,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
               format,
               dataDir: options.dataDir,
               settings: options.settings,
+              threadLock,
             },
           });
           let summary: ImportSummary | null = null;

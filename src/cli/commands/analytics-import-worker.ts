@@ -16,6 +16,7 @@ interface Slice {
   format: LogFormat;
   dataDir: string;
   settings: AnalyticsOptions;
+  threadLock: SharedArrayBuffer;
 }
 
 const slice = workerData as Slice;
@@ -25,6 +26,7 @@ const analytics = openAnalytics({
   logger: pino({ level: 'silent' }),
   settings: slice.settings,
   identityCacheLimit: 2_000_000,
+  threadLock: slice.threadLock,
 });
 try {
   const input = createReadStream(slice.file, {

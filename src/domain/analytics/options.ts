@@ -41,10 +41,13 @@ export function openAnalytics(options: {
   settings: AnalyticsOptions;
   /** A bulk import sees many more distinct visitors than a server: give it a bigger cache. */
   identityCacheLimit?: number;
+  /** Import workers of one process share a write lock (see ThreadLock). */
+  threadLock?: SharedArrayBuffer;
 }): AnalyticsService {
   const store = new EmbeddedAnalyticsStore({
     file: options.settings.file ?? path.join(options.dataDir, 'analytics.sqlite'),
     synchronous: options.settings.durability,
+    ...(options.threadLock ? { threadLock: options.threadLock } : {}),
     clock: options.clock,
     logger: options.logger,
   });

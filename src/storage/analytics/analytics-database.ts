@@ -52,6 +52,11 @@ export interface AnalyticsDatabaseOptions {
    * loss; `normal` survives a process crash only.
    */
   synchronous?: 'full' | 'normal';
+  /**
+   * A lock shared with the other threads of this process that write to the same file (import
+   * workers; see `ThreadLock`), taken around each write transaction.
+   */
+  threadLock?: SharedArrayBuffer;
 }
 
 /** A stored chunk: `words` holds `count` records of RECORD_WORDS u32 each. */
@@ -81,11 +86,13 @@ export class AnalyticsDatabase {
   readonly visitors: VisitorDictionary;
   private readonly salts = new Map<string, Buffer>();
   private readonly statements;
+  private readonly threadLock: ThreadLock | null;
 
   constructor(options: AnalyticsDatabaseOptions) {
     mkdirSync(path.dirname(options.file), { recursive: true });
     const sqlite = new SqliteDatabase(options.file, { timeout: 15_000 });
     this.sqlite = sqlite;
+    this.threadLock = options.threadLock ? new ThreadLock(options.threadLock) : null;
     // Two processes (or import workers) opening a new file at once: switching it to WAL can
     // fail with SQLITE_BUSY without waiting on the busy timeout.
     retryWhileBusy(() => sqlite.pragma('journal_mode = WAL'));
@@ -166,6 +173,7 @@ export class AnalyticsDatabase {
       this.visitors.store();
       return result;
     });
+    this.threadLock?.acquire();
     try {
       // BEGIN IMMEDIATE can answer SQLITE_BUSY at once in WAL mode when another process is
       // mid-checkpoint or mid-recovery; nothing has run then, so trying again is safe.
@@ -175,6 +183,8 @@ export class AnalyticsDatabase {
     } catch (error) {
       this.forEachDictionary((d) => d.rollback());
       throw error;
+    } finally {
+      this.threadLock?.release();
     }
   }
 
@@ -585,5 +595,31 @@ function moveVisitorKeysToBlocks(sqlite: SqliteDatabase.Database): void {
     const rows = range.all(b * BLOCK_KEYS, (b + 1) * BLOCK_KEYS) as Array<[number, Buffer]>;
     for (const [no, value] of rows) value.copy(block, ((no - 1) % BLOCK_KEYS) * KEY_BYTES, 0, KEY_BYTES);
     insert.run(b, block.subarray(0, (Math.min(max, (b + 1) * BLOCK_KEYS) - b * BLOCK_KEYS) * KEY_BYTES));
+  }
+}
+
+/**
+ * A mutex for the threads of one process, over one shared word. Threads writing the same file
+ * take it before BEGIN IMMEDIATE: a waiting thread wakes the moment the lock is released,
+ * where SQLite's busy handler sleeps up to 100 ms between tries and leaves the file idle.
+ */
+export class ThreadLock {
+  private readonly cell: Int32Array;
+
+  constructor(buffer: SharedArrayBuffer) {
+    this.cell = new Int32Array(buffer, 0, 1);
+  }
+
+  static buffer(): SharedArrayBuffer {
+    return new SharedArrayBuffer(4);
+  }
+
+  acquire(): void {
+    while (Atomics.compareExchange(this.cell, 0, 0, 1) !== 0) Atomics.wait(this.cell, 0, 1, 50);
+  }
+
+  release(): void {
+    Atomics.store(this.cell, 0, 0);
+    Atomics.notify(this.cell, 0, 1);
   }
 }

@@ -41,6 +41,8 @@ export interface EmbeddedStoreOptions {
   /** The analytics SQLite file, e.g. `<data dir>/analytics.sqlite`. */
   file: string;
   synchronous?: 'full' | 'normal';
+  /** Shared with the other threads of this process writing the same file (import workers). */
+  threadLock?: SharedArrayBuffer;
   /** How often the in-memory index is checkpointed to the file; 0 only on close. */
   checkpointIntervalMs?: number;
   /** Most buckets one time series may have. */
@@ -283,6 +285,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const db = new AnalyticsDatabase({
       file: this.options.file,
       ...(this.options.synchronous ? { synchronous: this.options.synchronous } : {}),
+      ...(this.options.threadLock ? { threadLock: this.options.threadLock } : {}),
     });
     this.opened = db;
     this.tailSeq = db.maxSeq();
