@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * How often the salt behind anonymous visitor ids changes. With `daily`, one person is one
@@ -56,9 +56,7 @@ export interface IdentityInput {
 export class VisitorIdentity {
   private readonly rotation: SaltRotation;
   private readonly salts: SaltSource;
-  // Imported once: createHmac with a raw Buffer re-imports the key on every call, which costs
-  // more than the hash itself.
-  private readonly loaded = new Map<string, KeyObject>();
+  private readonly loaded = new Map<string, HmacKey>();
   // Most traffic repeats (IP, user agent) within a period: skip the HMAC for those. Nested
   // maps (period and project, user agent, IP): a long user agent is hashed once per lookup and
   // never concatenated.
@@ -83,7 +81,7 @@ export class VisitorIdentity {
   /** Loads the salts these periods need; call before `key` for a batch. */
   async prepare(periods: Iterable<string>): Promise<void> {
     for (const period of periods) {
-      if (!this.loaded.has(period)) this.loaded.set(period, createSecretKey(await this.salts.salt(period)));
+      if (!this.loaded.has(period)) this.loaded.set(period, new HmacKey(await this.salts.salt(period)));
     }
   }
 
@@ -136,11 +134,39 @@ export class VisitorIdentity {
     if (!salt) throw new Error(`Salt for period ${period} was not prepared`);
     const key = Buffer.allocUnsafe(VISITOR_KEY_BYTES);
     key.writeUInt32BE(prefix, 0);
-    createHmac('sha256', salt)
-      .update(message)
-      .digest()
-      .copy(key, PERIOD_PREFIX_BYTES, 0, VISITOR_KEY_BYTES - PERIOD_PREFIX_BYTES);
+    salt.digest(message).copy(key, PERIOD_PREFIX_BYTES, 0, VISITOR_KEY_BYTES - PERIOD_PREFIX_BYTES);
     return key;
+  }
+}
+
+/**
+ * HMAC-SHA256 (RFC 2104) under one key, as two one-shot `crypto.hash` calls over reused
+ * buffers: the same digest as `createHmac`, without its per-call objects, which cost more than
+ * the hashing itself when every first sighting of a visitor in a log needs one.
+ */
+class HmacKey {
+  private inner = Buffer.alloc(64 + 1024);
+  private readonly outer = Buffer.alloc(64 + 32);
+
+  constructor(secret: Buffer) {
+    const block = secret.length > 64 ? hash('sha256', secret, 'buffer') : secret;
+    for (let i = 0; i < 64; i++) {
+      const byte = i < block.length ? (block[i] as number) : 0;
+      this.inner[i] = byte ^ 0x36;
+      this.outer[i] = byte ^ 0x5c;
+    }
+  }
+
+  digest(message: string): Buffer {
+    const needed = 64 + Buffer.byteLength(message);
+    if (needed > this.inner.length) {
+      const grown = Buffer.alloc(needed * 2);
+      this.inner.copy(grown, 0, 0, 64);
+      this.inner = grown;
+    }
+    const length = 64 + this.inner.write(message, 64, 'utf8');
+    hash('sha256', this.inner.subarray(0, length), 'buffer').copy(this.outer, 64);
+    return hash('sha256', this.outer, 'buffer');
   }
 }
 

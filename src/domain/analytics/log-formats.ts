@@ -54,8 +54,19 @@ export function parseLine(format: LogFormat, line: string): ParsedLine {
   });
 }
 
+// Log lines come in time order, many to a second: parse each second's timestamp once.
+let lastClfText = '';
+let lastClfTime: number | null = null;
+
 /** `10/Oct/2024:13:55:36 +0200` → epoch milliseconds. */
 export function parseClfTime(value: string): number | null {
+  if (value === lastClfText) return lastClfTime;
+  lastClfText = value;
+  lastClfTime = parseClfTimeUncached(value);
+  return lastClfTime;
+}
+
+function parseClfTimeUncached(value: string): number | null {
   const m = CLF_TIME.exec(value);
   if (!m) return null;
   const month = MONTHS[m[2] as string];

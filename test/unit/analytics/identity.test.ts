@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type SaltSource, saltPeriod, VisitorIdentity } from '../../../src/domain/analytics/identity.ts';
 
@@ -90,6 +90,23 @@ describe('VisitorIdentity', () => {
     expect(a.equals(b)).toBe(true);
     expect(a.equals(other)).toBe(false);
     expect(a.toString('latin1')).not.toContain('u1');
+  });
+
+  it('derives keys as HMAC-SHA256 under the period salt (RFC 2104), for any salt and message length', async () => {
+    for (const saltLength of [16, 32, 64, 100]) {
+      const salts = new MemorySalts();
+      salts.salts.set('never', randomBytes(saltLength));
+      const id = await identity('never', salts);
+      await id.prepare(['never']);
+      for (const userAgent of [UA, 'ü→🤖 agent', 'x'.repeat(3000)]) {
+        const expected = createHmac('sha256', salts.salts.get('never') as Buffer)
+          .update(`p\u00001.2.3.4\u0000${userAgent}`)
+          .digest()
+          .subarray(0, 12);
+        const key = id.key({ projectId: 'p', timestamp: 0, ip: '1.2.3.4', userAgent });
+        expect(key.subarray(4)).toEqual(expected);
+      }
+    }
   });
 
   it('refuses to hash without the period salt', async () => {
