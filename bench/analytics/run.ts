@@ -111,7 +111,8 @@ for (const length of [1, 7, 20]) {
 
 // 5b. A 20-day range in another time zone: clipped edge days take the exact-union path.
 const offsetTimes: number[] = [];
-for (let i = 0; i < Math.min(5, SAMPLES); i++) {
+// Every window whose clipped last day has data (9 with 30 days), like the whole-day samples.
+for (let i = 0; i < Math.min(DAYS - 21, SAMPLES); i++) {
   const day = new Date(START + (2 + i) * DAY).toISOString().slice(0, 10);
   const end = new Date(START + (22 + i) * DAY).toISOString().slice(0, 10);
   const query = `dateFrom=${day}T00:00:00%2B02:00&dateTo=${end}T00:00:00%2B02:00&limit=50`;
