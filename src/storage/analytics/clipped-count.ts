@@ -1,15 +1,34 @@
 import { DAY_MS, type DayIndex, firstSince } from './day-index.ts';
 import { SIDE_AI, SIDE_HUMAN } from './prev-list.ts';
 
-/** The views of one UTC day that fall inside a range's clipped edge, as parallel columns. */
+/** (page, small code, visitor) triples as parallel columns, growing as needed. */
+export class Columns {
+  paths = new Uint32Array(1024);
+  codes = new Uint8Array(1024);
+  visitors = new Uint32Array(1024);
+  length = 0;
+
+  push(path: number, code: number, visitor: number): void {
+    if (this.length === this.paths.length) {
+      const n = this.length * 2;
+      this.paths = grow(this.paths, new Uint32Array(n));
+      this.codes = grow(this.codes, new Uint8Array(n));
+      this.visitors = grow(this.visitors, new Uint32Array(n));
+    }
+    this.paths[this.length] = path;
+    this.codes[this.length] = code;
+    this.visitors[this.length] = visitor;
+    this.length++;
+  }
+}
+
+/**
+ * The views of one UTC day (days since the epoch) that fall inside a range's clipped edge; the
+ * codes are categories, only 0 (human) and 1 (ai) kept.
+ */
 export interface EdgeViews {
-  /** The UTC day (days since the epoch). */
   day: number;
-  length: number;
-  paths: Uint32Array;
-  visitors: Uint32Array;
-  /** Category codes; only 0 (human) and 1 (ai) are kept. */
-  categories: Uint8Array;
+  views: Columns;
 }
 
 export interface ClippedRange {
@@ -20,7 +39,7 @@ export interface ClippedRange {
   /** The clipped first day's views inside the range. */
   left: EdgeViews | null;
   /** The clipped last day's views inside the range, and that whole day's index. */
-  right: { views: EdgeViews; index: DayIndex } | null;
+  right: { edge: EdgeViews; index: DayIndex } | null;
 }
 
 // Per-visitor flags of the page being counted (one byte per visitor number).
@@ -53,10 +72,11 @@ const RIGHT_ANY = RIGHT_HUMAN | RIGHT_AI;
  */
 export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int32Array> {
   const { left, right, firstWhole } = range;
+  const lv = left ? left.views : null;
+  const rv = right ? right.edge.views : null;
   let maxPath = 0;
-  if (left) maxPath = Math.max(maxPath, maxOf(left.paths, left.length));
-  if (right)
-    maxPath = Math.max(maxPath, maxOf(right.views.paths, right.views.length), maxPathOf(right.index));
+  if (lv) maxPath = Math.max(maxPath, maxOf(lv.paths, lv.length));
+  if (right && rv) maxPath = Math.max(maxPath, maxOf(rv.paths, rv.length), maxPathOf(right.index));
   for (const day of range.whole) maxPath = Math.max(maxPath, maxPathOf(day));
   const sums = [
     new Int32Array(maxPath + 1),
@@ -67,7 +87,7 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
 
   // 1. Whole days, day by day; the entries coming back from L are kept for step 2. Packed days
   // are sorted by previous visit: the counted entries are a prefix, those from L its tail.
-  const back = new EntryBuffer();
+  const back = new Columns();
   for (const day of range.whole) {
     const packed = day.packed;
     if (packed) {
@@ -107,26 +127,26 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
   if (!left && !right) return [...sums];
 
   // 2. Page by page: the edges' views and the returning entries, grouped by page.
-  const leftByPath = left ? groupByPath(left.paths, left.length, maxPath) : null;
+  const leftByPath = lv ? groupByPath(lv.paths, lv.length, maxPath) : null;
   const backByPath = groupByPath(back.paths, back.length, maxPath);
-  const rightByPath = right ? groupByPath(right.views.paths, right.views.length, maxPath) : null;
+  const rightByPath = rv ? groupByPath(rv.paths, rv.length, maxPath) : null;
   const rightLists = right ? listsByPath(right.index, maxPath, firstWhole) : null;
   const [humanSum, aiSum, totalSum] = sums;
   for (let path = 0; path <= maxPath; path++) {
-    if (left && leftByPath) {
+    if (lv && leftByPath) {
       const { order, starts } = leftByPath;
       const from = starts[path] as number;
       const to = starts[path + 1] as number;
       if (from < to) {
         for (let k = from; k < to; k++) {
           const i = order[k] as number;
-          const v = left.visitors[i] as number;
-          flags[v] = (flags[v] as number) | (left.categories[i] === 0 ? LEFT_HUMAN : LEFT_AI);
+          const v = lv.visitors[i] as number;
+          flags[v] = (flags[v] as number) | (lv.codes[i] === 0 ? LEFT_HUMAN : LEFT_AI);
         }
         for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++) {
           const i = backByPath.order[k] as number;
           const v = back.visitors[i] as number;
-          const side = back.sides[i] as number;
+          const side = back.codes[i] as number;
           flags[v] =
             (flags[v] as number) |
             (side === SIDE_HUMAN ? BACK_HUMAN : side === SIDE_AI ? BACK_AI : BACK_TOTAL);
@@ -135,7 +155,7 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
         let ai = 0;
         let total = 0;
         for (let k = from; k < to; k++) {
-          const v = left.visitors[order[k] as number] as number;
+          const v = lv.visitors[order[k] as number] as number;
           const f = flags[v] as number;
           if ((f & LEFT_DONE) !== 0) continue;
           flags[v] = f | LEFT_DONE;
@@ -149,15 +169,15 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
       }
     }
 
-    if (right && rightByPath && rightLists) {
+    if (rv && rightByPath && rightLists) {
       const { order, starts } = rightByPath;
       const from = starts[path] as number;
       const to = starts[path + 1] as number;
       if (from < to) {
         for (let k = from; k < to; k++) {
           const i = order[k] as number;
-          const v = right.views.visitors[i] as number;
-          flags[v] = (flags[v] as number) | (right.views.categories[i] === 0 ? RIGHT_HUMAN : RIGHT_AI);
+          const v = rv.visitors[i] as number;
+          flags[v] = (flags[v] as number) | (rv.codes[i] === 0 ? RIGHT_HUMAN : RIGHT_AI);
         }
         for (let side = 0; side < 3; side++) {
           const list = rightLists(path, side);
@@ -176,15 +196,15 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
           const sum = sums[side] as Int32Array;
           sum[path] = (sum[path] as number) + count;
         }
-        for (let k = from; k < to; k++) flags[right.views.visitors[order[k] as number] as number] = 0;
+        for (let k = from; k < to; k++) flags[rv.visitors[order[k] as number] as number] = 0;
       }
     }
 
     // Leave the flags clear for the next page.
-    if (left && leftByPath) {
+    if (lv && leftByPath) {
       const { order, starts } = leftByPath;
       for (let k = starts[path] as number; k < (starts[path + 1] as number); k++)
-        flags[left.visitors[order[k] as number] as number] = 0;
+        flags[lv.visitors[order[k] as number] as number] = 0;
       for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++)
         flags[back.visitors[backByPath.order[k] as number] as number] = 0;
     }
@@ -252,27 +272,6 @@ function groupByPath(
   return { order, starts };
 }
 
-/** (page, side, visitor) triples, growing as needed. */
-class EntryBuffer {
-  paths = new Uint32Array(1024);
-  sides = new Uint8Array(1024);
-  visitors = new Uint32Array(1024);
-  length = 0;
-
-  push(path: number, side: number, visitor: number): void {
-    if (this.length === this.paths.length) {
-      const n = this.length * 2;
-      this.paths = grow(this.paths, new Uint32Array(n));
-      this.sides = grow(this.sides, new Uint8Array(n));
-      this.visitors = grow(this.visitors, new Uint32Array(n));
-    }
-    this.paths[this.length] = path;
-    this.sides[this.length] = side;
-    this.visitors[this.length] = visitor;
-    this.length++;
-  }
-}
-
 function grow<T extends Uint32Array | Uint8Array>(from: T, to: T): T {
   to.set(from);
   return to;
@@ -293,34 +292,18 @@ function maxPathOf(day: DayIndex): number {
 
 /** The clipped part [from, to) of one day, read from its raw views (chunk records). */
 export class EdgeCollector {
-  readonly views: EdgeViews;
+  readonly edge: EdgeViews;
   private readonly start: number;
   private readonly end: number;
 
   constructor(day: number, from: number, to: number) {
-    this.views = {
-      day,
-      length: 0,
-      paths: new Uint32Array(1024),
-      visitors: new Uint32Array(1024),
-      categories: new Uint8Array(1024),
-    };
+    this.edge = { day, views: new Columns() };
     this.start = from - day * DAY_MS;
     this.end = to - day * DAY_MS;
   }
 
   add(msOfDay: number, path: number, visitor: number, category: number): void {
     if (msOfDay < this.start || msOfDay >= this.end || category > 1) return;
-    const v = this.views;
-    if (v.length === v.paths.length) {
-      const n = v.length * 2;
-      v.paths = grow(v.paths, new Uint32Array(n));
-      v.visitors = grow(v.visitors, new Uint32Array(n));
-      v.categories = grow(v.categories, new Uint8Array(n));
-    }
-    v.paths[v.length] = path;
-    v.visitors[v.length] = visitor;
-    v.categories[v.length] = category;
-    v.length++;
+    this.edge.views.push(path, category, visitor);
   }
 }

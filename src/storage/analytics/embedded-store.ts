@@ -630,8 +630,8 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
         }
       }
     }
-    const left = leftPart ? (edges.get(leftPart.day.day)?.views ?? null) : null;
-    const rightViews = rightPart ? edges.get(rightPart.day.day)?.views : undefined;
+    const left = leftPart ? (edges.get(leftPart.day.day)?.edge ?? null) : null;
+    const rightEdge = rightPart ? edges.get(rightPart.day.day)?.edge : undefined;
     const whole = parts.filter((p) => p.whole).map((p) => p.day);
     const firstWhole = Math.floor(context.from / DAY_MS) + (leftPart ? 1 : 0);
     const [human, ai, total] = countClipped(
@@ -639,7 +639,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
         whole,
         firstWhole,
         left,
-        right: rightPart && rightViews ? { views: rightViews, index: rightPart.day } : null,
+        right: rightPart && rightEdge ? { edge: rightEdge, index: rightPart.day } : null,
       },
       this.visitorFlags(universe),
     ) as [Int32Array, Int32Array, Int32Array];
@@ -664,7 +664,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       const a = day.categories[1];
       if (a) aiSets.push(a);
     }
-    for (const edge of [left, rightViews]) {
+    for (const edge of [left, rightEdge]) {
       if (!edge) continue;
       const split = splitByCategory(edge);
       humanSets.push(split.human);
@@ -754,13 +754,14 @@ class ProjectIndex implements DayOwner {
 
 /** An edge's visitors, human and ai apart (repeats kept: unions do not mind). */
 function splitByCategory(edge: EdgeViews): { human: Members; ai: Members } {
-  const human = new Uint32Array(edge.length);
-  const ai = new Uint32Array(edge.length);
+  const { visitors, codes, length } = edge.views;
+  const human = new Uint32Array(length);
+  const ai = new Uint32Array(length);
   let h = 0;
   let a = 0;
-  for (let i = 0; i < edge.length; i++) {
-    const visitor = edge.visitors[i] as number;
-    if (edge.categories[i] === 0) human[h++] = visitor;
+  for (let i = 0; i < length; i++) {
+    const visitor = visitors[i] as number;
+    if (codes[i] === 0) human[h++] = visitor;
     else ai[a++] = visitor;
   }
   return { human: { values: human, length: h, views: 0 }, ai: { values: ai, length: a, views: 0 } };
