@@ -384,15 +384,18 @@ export class Dictionary {
   }
 }
 
-/** Visitor keys per row of `visitor_blocks`: 64 KiB blobs. */
-const BLOCK_KEYS = 4096;
+/**
+ * Visitor keys per row of `visitor_blocks`: 4 KiB blobs. A transaction that numbers a new
+ * visitor rewrites the last block, so a block is kept to about one database page.
+ */
+const BLOCK_KEYS = 256;
 const KEY_BYTES = 16;
 
 /**
- * 16-byte visitor keys ↔ dense visitor numbers. Keys are stored in number order, 4,096 to a
- * row of `visitor_blocks` (visitor n is at block ⌊(n − 1) / 4096⌋), so loading a million
- * keys is 250 blob reads rather than a million rows, and a new visitor is an append to the
- * last block. The key → number lookup is an in-memory open-addressing table of every key
+ * 16-byte visitor keys ↔ dense visitor numbers. Keys are stored in number order, 256 to a
+ * row of `visitor_blocks` (visitor n is at block ⌊(n − 1) / 256⌋), so loading a million keys
+ * is 3,907 blob reads rather than a million rows, and a new visitor is an append to the last
+ * block. The key → number lookup is an in-memory open-addressing table of every key
  * (about 27 bytes per visitor), loaded on the first write and topped up from the blocks other
  * processes appended to at the start of each write transaction.
  */

@@ -30,8 +30,8 @@ describe('visitor dictionary (keys stored in blocks)', () => {
     const a = connect();
     const b = connect();
     const numbers = new Map<number, number>();
-    // Interleaved writers, each transaction crossing or ending near a 4,096-key block boundary.
-    const batches = [3000, 2000, 4096, 1, 5000, 4095];
+    // Interleaved writers, each transaction crossing or ending near a 256-key block boundary.
+    const batches = [3000, 2000, 4096, 1, 255, 5000, 4095];
     let next = 0;
     batches.forEach((size, i) => {
       const db = i % 2 === 0 ? a : b;
