@@ -173,6 +173,9 @@ export class AnalyticsDatabase {
       this.visitors.store();
       return result;
     });
+    // The first write needs every visitor key in memory (a second or so for millions): read
+    // them before taking the lock, so other writers are not held up; the write tops them up.
+    if (!this.visitors.isLoaded()) this.sqlite.transaction(() => this.visitors.sync()).deferred();
     this.threadLock?.acquire();
     try {
       // BEGIN IMMEDIATE can answer SQLITE_BUSY at once in WAL mode when another process is
@@ -424,6 +427,10 @@ export class VisitorDictionary {
     this.lastBlock = sqlite
       .prepare('select block, length(data) from visitor_blocks order by block desc limit 1')
       .raw();
+  }
+
+  isLoaded(): boolean {
+    return this.mask !== -1;
   }
 
   /** Start of a write transaction: take in the visitors other processes numbered since. */

@@ -113,7 +113,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
   private flags = new Uint8Array(0);
   private readonly pageCache = new Map<string, CachedPages>();
   /** Idempotency keys of recent (project, day)s, loaded from the chunks on first need. */
-  private readonly keySets = new Map<string, KeySet>();
+  private readonly keySets = new Map<number, KeySet>();
   private cachedKeys = 0;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -319,21 +319,25 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     if (batch.length === 0) return;
     let written: Chunk[];
     let results: AppendResult[];
+    let touched: Map<number, KeySet>;
     try {
       const db = this.database();
       const projectNos = batch.map((p) => this.projectNo(p.projectId));
-      ({ written, results } = db.write(() => {
+      ({ written, results, touched } = db.write(() => {
         // Under the write lock: first take in what other processes committed, so the
         // duplicate check sees every stored key and our chunks follow on from tailSeq.
         this.catchUp();
         return this.encode(batch, projectNos);
       }));
     } catch (error) {
+      // `encode` put the batch's keys into the cached sets: they were never stored.
+      this.keySets.clear();
+      this.cachedKeys = 0;
       for (const pending of batch) pending.reject(error);
       return;
     }
     try {
-      for (const chunk of written) this.applyChunk(chunk);
+      for (const chunk of written) this.applyChunk(chunk, touched.get(dayId(chunk.project, chunk.day)));
       const last = written[written.length - 1];
       if (last) this.tailSeq = last.seq;
     } catch (error) {
@@ -354,17 +358,31 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
   private encode(
     batch: PendingAppend[],
     projectNos: number[],
-  ): { written: Chunk[]; results: AppendResult[] } {
+  ): { written: Chunk[]; results: AppendResult[]; touched: Map<number, KeySet> } {
     const db = this.database();
-    const chunks = new Map<string, ChunkWriter>();
-    const staged = new Map<string, KeySet>();
+    const chunks = new Map<number, ChunkWriter>();
+    // New keys go straight into the day's key set (held here even if the cache evicts it, so
+    // the batch is checked against itself); if the transaction fails, `flush` drops every
+    // cached set, so none of them outlives a rollback.
+    const touched = new Map<number, KeySet>();
+    let chunk: ChunkWriter | null = null;
+    let keys: KeySet | null = null;
     const results = batch.map((pending, i): AppendResult => {
       const project = projectNos[i] as number;
       let accepted = 0;
       let duplicates = 0;
       for (const event of pending.events) {
         const day = Math.floor(event.timestamp / DAY_MS);
-        const id = `${project}:${day}`;
+        // Views come in time order: the (project, day) rarely changes from one view to the next.
+        if (chunk === null || chunk.day !== day || chunk.project !== project) {
+          const id = dayId(project, day);
+          chunk = chunks.get(id) ?? null;
+          if (!chunk) {
+            chunk = new ChunkWriter(project, day);
+            chunks.set(id, chunk);
+          }
+          keys = null;
+        }
         let lo = 0;
         let hi = 0;
         if (event.eventKey) {
@@ -377,20 +395,16 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
             (k.charCodeAt(4) | (k.charCodeAt(5) << 8) | (k.charCodeAt(6) << 16) | (k.charCodeAt(7) << 24)) >>>
             0;
           if (lo === 0 && hi === 0) lo = 1; // (0, 0) means "no key"
-          let fresh = staged.get(id);
-          if (!fresh) {
-            fresh = new KeySet();
-            staged.set(id, fresh);
+          if (keys === null) {
+            const id = dayId(project, day);
+            keys = touched.get(id) ?? this.keysOf(project, day);
+            touched.set(id, keys);
           }
-          if (this.keysOf(project, day).has(lo, hi) || !fresh.add(lo, hi)) {
+          if (!keys.add(lo, hi)) {
             duplicates++;
             continue;
           }
-        }
-        let chunk = chunks.get(id);
-        if (!chunk) {
-          chunk = new ChunkWriter(project, day);
-          chunks.set(id, chunk);
+          this.cachedKeys++;
         }
         chunk.push(
           event.timestamp - day * DAY_MS,
@@ -411,16 +425,16 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       return { accepted, duplicates };
     });
     const written: Chunk[] = [];
-    for (const chunk of chunks.values()) {
-      const seq = db.insertChunk(chunk.project, chunk.day, chunk.count, chunk.words);
-      written.push({ seq, project: chunk.project, day: chunk.day, count: chunk.count, words: chunk.words });
+    for (const c of chunks.values()) {
+      const seq = db.insertChunk(c.project, c.day, c.count, c.words);
+      written.push({ seq, project: c.project, day: c.day, count: c.count, words: c.words });
     }
-    return { written, results };
+    return { written, results, touched };
   }
 
   /** The stored keys of a (project, day), read from its chunks the first time. */
   private keysOf(project: number, day: number): KeySet {
-    const id = `${project}:${day}`;
+    const id = dayId(project, day);
     const cached = this.keySets.get(id);
     if (cached) {
       // Most recently used last: eviction takes the oldest first.
@@ -442,10 +456,13 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     return keys;
   }
 
-  /** Takes a stored chunk into the loaded index of its project and the cached keys of its day. */
-  private applyChunk(chunk: Chunk): void {
-    const keys = this.keySets.get(`${chunk.project}:${chunk.day}`);
-    if (keys) {
+  /**
+   * Takes a stored chunk into the loaded index of its project and the cached keys of its day
+   * (unless those are `hasKeys`, which `encode` filled already).
+   */
+  private applyChunk(chunk: Chunk, hasKeys?: KeySet): void {
+    const keys = this.keySets.get(dayId(chunk.project, chunk.day));
+    if (keys && keys !== hasKeys) {
       const before = keys.size;
       addKeys(keys, chunk);
       this.cachedKeys += keys.size - before;
@@ -843,4 +860,9 @@ function addKeys(keys: KeySet, chunk: Chunk): void {
     const hi = w[r + 9] as number;
     if (lo !== 0 || hi !== 0) keys.add(lo, hi);
   }
+}
+
+/** One number per (project, day), for maps keyed by both. */
+function dayId(project: number, day: number): number {
+  return project * 1_000_000 + day;
 }
