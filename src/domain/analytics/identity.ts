@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { IdentityCache } from './identity-cache.ts';
 
 /**
  * How often the salt behind anonymous visitor ids changes. With `daily`, one person is one
@@ -57,10 +58,10 @@ export class VisitorIdentity {
   private readonly rotation: SaltRotation;
   private readonly salts: SaltSource;
   private readonly loaded = new Map<string, HmacKey>();
-  // Most traffic repeats (IP, user agent) within a period: skip the HMAC for those. Nested
-  // maps (period and project, user agent, IP): a long user agent is hashed once per lookup and
-  // never concatenated.
-  private readonly cache = new Map<string, Map<string, Map<string, Buffer>>>();
+  // Most traffic repeats (IP, user agent) within a period: skip the HMAC for those. One cache
+  // per (period, project).
+  private readonly cache = new Map<string, IdentityCache>();
+  private lastCache: IdentityCache | null = null;
   private lastStart = Number.NaN;
   private lastProject = '';
   private lastScope = '';
@@ -101,30 +102,21 @@ export class VisitorIdentity {
       this.lastProject = projectId;
       this.lastPeriod = this.rotation === 'never' ? 'never' : this.periodOf(timestamp);
       this.lastScope = `${this.lastPeriod}\u0000${projectId}`;
+      this.lastCache = this.cache.get(this.lastScope) ?? null;
     }
-    const period = this.lastPeriod;
-    const scope = this.lastScope;
-    let byAgent = this.cache.get(scope);
-    let byIp = byAgent?.get(userAgent);
-    const hit = byIp?.get(ip);
+    const hit = this.lastCache?.get(userAgent, ip);
     if (hit) return hit;
-    const message = `${projectId}\u0000${ip}\u0000${userAgent}`;
-    const key = this.hmac(period, start, message);
+    const key = this.hmac(this.lastPeriod, start, `${projectId}\u0000${ip}\u0000${userAgent}`);
     if (this.cached >= this.cacheLimit) {
       this.cache.clear();
       this.cached = 0;
-      byAgent = undefined;
-      byIp = undefined;
+      this.lastCache = null;
     }
-    if (!byAgent) {
-      byAgent = new Map();
-      this.cache.set(scope, byAgent);
+    if (!this.lastCache) {
+      this.lastCache = new IdentityCache(VISITOR_KEY_BYTES);
+      this.cache.set(this.lastScope, this.lastCache);
     }
-    if (!byIp) {
-      byIp = new Map();
-      byAgent.set(userAgent, byIp);
-    }
-    byIp.set(ip, key);
+    this.lastCache.set(userAgent, ip, key);
     this.cached++;
     return key;
   }
