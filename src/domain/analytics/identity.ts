@@ -126,7 +126,7 @@ export class VisitorIdentity {
     if (!salt) throw new Error(`Salt for period ${period} was not prepared`);
     const key = Buffer.allocUnsafe(VISITOR_KEY_BYTES);
     key.writeUInt32BE(prefix, 0);
-    salt.digest(message).copy(key, PERIOD_PREFIX_BYTES, 0, VISITOR_KEY_BYTES - PERIOD_PREFIX_BYTES);
+    key.write(salt.digest(message), PERIOD_PREFIX_BYTES, VISITOR_KEY_BYTES - PERIOD_PREFIX_BYTES, 'latin1');
     return key;
   }
 }
@@ -134,7 +134,9 @@ export class VisitorIdentity {
 /**
  * HMAC-SHA256 (RFC 2104) under one key, as two one-shot `crypto.hash` calls over reused
  * buffers: the same digest as `createHmac`, without its per-call objects, which cost more than
- * the hashing itself when every first sighting of a visitor in a log needs one.
+ * the hashing itself when every first sighting of a visitor in a log needs one. Digests come
+ * back as latin1 strings (one character per byte): `crypto.hash` takes 0.35 µs to return one
+ * and 0.9 µs to return a Buffer.
  */
 class HmacKey {
   private inner = Buffer.alloc(64 + 1024);
@@ -149,16 +151,18 @@ class HmacKey {
     }
   }
 
-  digest(message: string): Buffer {
-    const needed = 64 + Buffer.byteLength(message);
-    if (needed > this.inner.length) {
-      const grown = Buffer.alloc(needed * 2);
+  /** The 32-byte MAC of `message` (UTF-8) as a latin1 string. */
+  digest(message: string): string {
+    // At most 3 UTF-8 bytes per UTF-16 unit: room for that means `write` never truncates.
+    const room = 64 + message.length * 3;
+    if (room > this.inner.length) {
+      const grown = Buffer.alloc(room * 2);
       this.inner.copy(grown, 0, 0, 64);
       this.inner = grown;
     }
     const length = 64 + this.inner.write(message, 64, 'utf8');
-    hash('sha256', this.inner.subarray(0, length), 'buffer').copy(this.outer, 64);
-    return hash('sha256', this.outer, 'buffer');
+    this.outer.write(hash('sha256', this.inner.subarray(0, length), 'latin1'), 64, 32, 'latin1');
+    return hash('sha256', this.outer, 'latin1');
   }
 }
 
