@@ -161,8 +161,8 @@ class HmacKey {
       this.inner = grown;
     }
     const length = 64 + this.inner.write(message, 64, 'utf8');
-    this.outer.write(hash('sha256', this.inner.subarray(0, length), 'latin1'), 64, 32, 'latin1');
-    return hash('sha256', this.outer, 'latin1');
+    this.outer.write(hash('sha256', this.inner.subarray(0, length), 'binary'), 64, 32, 'latin1');
+    return hash('sha256', this.outer, 'binary');
   }
 }
 

@@ -45,7 +45,7 @@ export function openAnalytics(options: {
   threadLock?: SharedArrayBuffer;
 }): AnalyticsService {
   const store = new EmbeddedAnalyticsStore({
-    file: options.settings.file ?? path.join(options.dataDir, 'analytics.sqlite'),
+    file: analyticsFile(options.dataDir, options.settings),
     synchronous: options.settings.durability,
     ...(options.threadLock ? { threadLock: options.threadLock } : {}),
     clock: options.clock,
@@ -58,4 +58,9 @@ export function openAnalytics(options: {
     maxBatch: options.settings.maxBatch,
     ...(options.identityCacheLimit ? { identityCacheLimit: options.identityCacheLimit } : {}),
   });
+}
+
+/** Where the embedded store keeps its file. */
+export function analyticsFile(dataDir: string, settings: AnalyticsOptions): string {
+  return settings.file ?? path.join(dataDir, 'analytics.sqlite');
 }

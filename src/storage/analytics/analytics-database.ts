@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 
@@ -291,6 +291,25 @@ export class AnalyticsDatabase {
   private forEachDictionary(fn: (d: { commit(): void; rollback(): void }) => void): void {
     for (const d of [this.projects, this.paths, this.agents, this.userAgents, this.referrers, this.visitors])
       fn(d);
+  }
+}
+
+/**
+ * Flushes the analytics file and its write-ahead log to disk. Writers with `synchronous:
+ * 'normal'` commit without syncing the log (their commits survive a process crash, not a power
+ * cut); after this, every commit made so far survives a power cut too. In WAL mode, a commit is
+ * either still in the log or was checkpointed into the file, which SQLite syncs after syncing
+ * the log, so syncing both files (and the folder, for a log created since) covers every commit.
+ */
+export function syncToDisk(file: string): void {
+  for (const name of [`${file}-wal`, file, path.dirname(file)]) {
+    if (!existsSync(name)) continue;
+    const fd = openSync(name, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 
