@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Clock } from '../clock.ts';
 import { acceptsMarkdown, CLASSIFIER_VERSION, classify } from './classifier.ts';
 import { EXPLICIT_ID_PERIOD, type VisitorIdentity } from './identity.ts';
+import { parseIPv4 } from './identity-cache.ts';
 import { normalisePath, type PagePath } from './paths.ts';
 import { type AnalyticsStore, EVENT_FLAGS, type PreparedEvent } from './store.ts';
 import { parseDateTime } from './timestamps.ts';
@@ -177,7 +178,7 @@ function checkParsed(raw: unknown, latest: number, maxId: number, index: number)
   const ip = e.ip;
   if (ip === undefined) return 'ip or visitorId is required to tell visitors apart';
   if (ip.length > 64) return 'ip must be at most 64 characters';
-  if (isIP(ip) === 0) return 'ip must be an IPv4 or IPv6 address';
+  if (parseIPv4(ip) === -1 && isIP(ip) === 0) return 'ip must be an IPv4 or IPv6 address';
   if (e.accept !== undefined && e.accept.length > MAX_TEXT)
     return `accept must be at most ${MAX_TEXT} characters`;
   if (e.referrer !== undefined && e.referrer.length > 2048) return 'referrer must be at most 2048 characters';

@@ -93,19 +93,20 @@ function toView(raw: RawView): ParsedLine {
   let method = raw.method;
   let target = raw.request;
   if (method === undefined && target !== undefined) {
-    const parts = target.split(' ');
-    if (parts.length < 2) return { skip: 'malformed request line' };
-    method = parts[0];
-    target = parts[1];
+    // `GET /path HTTP/1.1`: the method, then the target up to the next space.
+    const space = target.indexOf(' ');
+    if (space === -1) return { skip: 'malformed request line' };
+    const end = target.indexOf(' ', space + 1);
+    method = target.slice(0, space);
+    target = end === -1 ? target.slice(space + 1) : target.slice(space + 1, end);
   }
-  if (method !== undefined && method.toUpperCase() !== 'GET')
+  if (method !== undefined && method !== 'GET' && method.toUpperCase() !== 'GET')
     return { skip: `method ${method.toUpperCase()}` };
   if (!target) return { skip: 'no path' };
   if (!Number.isInteger(raw.status) || raw.status < 100 || raw.status > 599) return { skip: 'bad status' };
   if (!((raw.status >= 200 && raw.status < 300) || raw.status === 304))
     return { skip: `status ${raw.status}` };
-  const cut = target.search(/[?#]/);
-  if (ASSET.test(cut >= 0 ? target.slice(0, cut) : target)) return { skip: 'asset (not a page)' };
+  if (isAsset(target)) return { skip: 'asset (not a page)' };
   if (!raw.ip) return { skip: 'no client IP' };
   return {
     time: raw.time,
@@ -119,6 +120,19 @@ function toView(raw: RawView): ParsedLine {
       accept: raw.accept,
     },
   };
+}
+
+// Logs repeat the same few thousand targets: test each once.
+const assets = new Map<string, boolean>();
+function isAsset(target: string): boolean {
+  let asset = assets.get(target);
+  if (asset === undefined) {
+    const cut = target.search(/[?#]/);
+    asset = ASSET.test(cut >= 0 ? target.slice(0, cut) : target);
+    if (assets.size >= 50_000) assets.clear();
+    assets.set(target, asset);
+  }
+  return asset;
 }
 
 // Field names used by common CDN and proxy log exports (Cloudflare, Fastly, CloudFront, nginx JSON).

@@ -465,18 +465,23 @@ export class VisitorDictionary {
     >) {
       const first = block * BLOCK_KEYS;
       const count = data.length / KEY_BYTES;
-      const view = new DataView(data.buffer, data.byteOffset, data.length);
+      // Typed arrays need 4-byte alignment; SQLite hands out blobs at any offset. (Keys are
+      // read in the machine's byte order, little-endian on x86 and ARM, as chunk words are.)
+      const words =
+        data.byteOffset % 4 === 0
+          ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2)
+          : new Uint32Array(new Uint8Array(data).buffer);
       const start = Math.max(0, this.loadedUpTo - first);
       if ((this.size + count - start) * 4 > (this.mask + 1) * 3) {
         this.resize(tableCapacity(this.size + count - start));
       }
       for (let i = start; i < count; i++) {
-        const at = i * KEY_BYTES;
+        const at = i * 4;
         this.place(
-          view.getUint32(at, true),
-          view.getUint32(at + 4, true),
-          view.getUint32(at + 8, true),
-          view.getUint32(at + 12, true),
+          words[at] as number,
+          words[at + 1] as number,
+          words[at + 2] as number,
+          words[at + 3] as number,
           first + i + 1,
         );
       }
