@@ -41,6 +41,37 @@ describe('timestamps', () => {
   });
 });
 
+describe('UTC date-times in their usual shape (read without the regex)', () => {
+  it('agree with Date.parse on random instants, with and without milliseconds', () => {
+    let seed = 7;
+    const next = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed;
+    };
+    for (let i = 0; i < 2000; i++) {
+      const ms = Date.UTC(1990, 0, 1) + (next() % 40_000) * 86_400_000 + (next() % 86_400_000);
+      const iso = new Date(ms).toISOString();
+      expect(parseDateTime(iso)).toBe(ms);
+      const seconds = `${iso.slice(0, 19)}Z`;
+      expect(parseDateTime(seconds)).toBe(Date.parse(seconds));
+    }
+  });
+
+  it.each([
+    '2025-13-01T00:00:00Z',
+    '2025-00-10T00:00:00Z',
+    '2025-04-31T00:00:00.000Z',
+    '2025-01-01T24:00:00Z',
+    '2025-01-01T00:60:00Z',
+    '2025-01-01T00:00:60.000Z',
+    '2025-0a-01T00:00:00Z',
+    '2025-01-01T00:00:00.00aZ',
+    '2025-01-01X00:00:00.000Z',
+  ])('rejects %j', (text) => {
+    expect(parseDateTime(text)).toBeNull();
+  });
+});
+
 describe('export parameters', () => {
   it('defaults to unbounded, limit 50, offset 0', () => {
     expect(parsePageParams({})).toEqual({
