@@ -4,6 +4,7 @@ import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
 import { DomainError } from '../domain/errors.ts';
 import { KEY_SCOPES } from '../domain/keys/key-service.ts';
 import { analyticsImportCommand } from './commands/analytics-import.ts';
+import { analyticsReclassifyCommand } from './commands/analytics-reclassify.ts';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { createProjectCommand, listProjectsCommand, updateProjectCommand } from './commands/projects.ts';
@@ -123,6 +124,12 @@ function buildProgram(): Command {
         json: Boolean(o.json),
       }),
     );
+  analytics
+    .command('reclassify')
+    .description("classify a project's stored views again with this version's agent list (after an upgrade)")
+    .requiredOption('--project <id>', 'project whose views to reclassify')
+    .option(...json)
+    .action((o) => analyticsReclassifyCommand({ project: o.project, json: Boolean(o.json) }));
   return program;
 }
 

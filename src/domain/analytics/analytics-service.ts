@@ -1,15 +1,18 @@
 import type { Clock } from '../clock.ts';
 import { invalid } from '../errors.ts';
+import { CLASSIFIER_VERSION, classify } from './classifier.ts';
 import { type SaltRotation, VisitorIdentity } from './identity.ts';
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
 import type { Interval, PageParams } from './query-params.ts';
-import type {
-  AnalyticsSettings,
-  AnalyticsStore,
-  Breakdown,
-  PageReport,
-  SeriesPoint,
-  TimeRange,
+import {
+  type AnalyticsSettings,
+  type AnalyticsStore,
+  type Breakdown,
+  EVENT_FLAGS,
+  type PageReport,
+  type ReclassifyResult,
+  type SeriesPoint,
+  type TimeRange,
 } from './store.ts';
 
 export interface AnalyticsServiceOptions {
@@ -55,6 +58,22 @@ export class AnalyticsService {
   /** For log import: larger batches, same pipeline. */
   ingestMany(projectId: string, events: readonly unknown[]): Promise<IngestResult> {
     return this.ingestor.ingest(projectId, events, { maxIdLength: 64 * 1024 });
+  }
+
+  /**
+   * Applies the current agent list to the project's views classified by an older one (after
+   * an upgrade that changed the list); views keep their time, page and visitor.
+   */
+  reclassify(projectId: string): Promise<ReclassifyResult> {
+    return this.store.reclassify(projectId, {
+      version: CLASSIFIER_VERSION,
+      classify: (userAgent, flags) =>
+        classify(userAgent, {
+          markdownPath: (flags & EVENT_FLAGS.markdownPath) !== 0,
+          acceptsMarkdown: (flags & EVENT_FLAGS.acceptsMarkdown) !== 0,
+          llmsTxt: (flags & EVENT_FLAGS.llmsTxt) !== 0,
+        }),
+    });
   }
 
   /** For log import: events as the log parser builds them (see `parseLine`). */

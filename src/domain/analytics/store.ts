@@ -15,6 +15,11 @@ export interface AnalyticsStore {
   pages(projectId: string, query: PageQuery): Promise<PageReport>;
   timeSeries(projectId: string, query: SeriesQuery): Promise<SeriesPoint[]>;
   breakdown(projectId: string, query: BreakdownQuery): Promise<Breakdown>;
+  /**
+   * Classifies again every stored view of the project that an older classifier version
+   * classified, keeping its time, page and visitor; the exports reflect the new categories.
+   */
+  reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult>;
   /** The secret salt of a period, created on first use and kept. */
   salt(period: string): Promise<Buffer>;
   settings(projectId: string): Promise<AnalyticsSettings>;
@@ -47,6 +52,20 @@ export interface PreparedEvent {
 }
 
 export const EVENT_FLAGS = { markdownPath: 1, acceptsMarkdown: 2, llmsTxt: 4 } as const;
+
+/** The current classifier, as `reclassify` applies it to a stored view. */
+export interface Reclassifier {
+  version: number;
+  /** The view's category and agent from its stored user agent and EVENT_FLAGS. */
+  classify(userAgent: string, flags: number): { category: Category; agent: string };
+}
+
+export interface ReclassifyResult {
+  /** Views classified by an older version, now classified by this one. */
+  examined: number;
+  /** Of those, views whose category or agent changed. */
+  changed: number;
+}
 
 export interface AppendResult {
   accepted: number;

@@ -14,7 +14,7 @@ import SqliteDatabase from 'better-sqlite3';
  * Packing views 40 bytes apiece into one blob per commit keeps ingestion at well over 100,000
  * views a second; a row per view with a unique index on the idempotency key managed ~40,000.
  */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 create table if not exists projects (no integer primary key, value text not null unique);
@@ -40,6 +40,7 @@ create table if not exists day_snapshots (
 create table if not exists snapshot_marks (project integer primary key, covered_seq integer not null);
 create table if not exists salts (period text primary key, salt blob not null, created_at text not null);
 create table if not exists settings (project_id text primary key, value text not null);
+create table if not exists index_generations (project integer primary key, generation integer not null);
 `;
 
 /** u32 words per stored view; see `ChunkWriter.push` for the layout. */
@@ -109,7 +110,7 @@ export class AnalyticsDatabase {
         sqlite
           .transaction(() => {
             sqlite.exec(SCHEMA);
-            // Schema 1 kept one row per visitor key: move them into blocks (see VisitorDictionary).
+            // Schema 3 adds index_generations (created above). Schema 1 kept one row per visitor key: move them into blocks (see VisitorDictionary).
             const old = sqlite.prepare("select 1 from sqlite_master where name = 'visitor_keys'").get();
             if (old) {
               moveVisitorKeysToBlocks(sqlite);
@@ -141,6 +142,17 @@ export class AnalyticsDatabase {
         'select seq, project, day, count, data from chunks where project = ? and day = ? and seq <= ? order by seq',
       ),
       snapshots: sqlite.prepare('select day, data from day_snapshots where project = ?'),
+      projectPage: sqlite.prepare(
+        'select seq, project, day, count, data from chunks where project = ? and seq > ? order by seq limit ?',
+      ),
+      rewriteChunk: sqlite.prepare('update chunks set data = ? where seq = ?'),
+      generation: sqlite.prepare('select generation from index_generations where project = ?').pluck(),
+      bumpGeneration: sqlite.prepare(
+        `insert into index_generations (project, generation) values (?, 1)
+         on conflict (project) do update set generation = generation + 1`,
+      ),
+      deleteSnapshots: sqlite.prepare('delete from day_snapshots where project = ?'),
+      deleteCovered: sqlite.prepare('delete from snapshot_marks where project = ?'),
       covered: sqlite.prepare('select covered_seq from snapshot_marks where project = ?').pluck(),
       upsertSnapshot: sqlite.prepare(
         `insert into day_snapshots (project, day, data) values (?, ?, ?)
@@ -225,6 +237,31 @@ export class AnalyticsDatabase {
     }
   }
 
+  /** Up to `limit` chunks of a project with seq above `after`, in seq order. */
+  projectChunkPage(project: number, after: number, limit: number): Chunk[] {
+    return (this.statements.projectPage.all(project, after, limit) as ChunkRow[]).map(toChunk);
+  }
+
+  /** Replaces a chunk's views (inside `write`); their count and order must not change. */
+  rewriteChunk(seq: number, words: Uint32Array): void {
+    this.statements.rewriteChunk.run(Buffer.from(words.buffer, words.byteOffset, words.byteLength), seq);
+  }
+
+  /**
+   * Bumped when a project's stored views are rewritten in place (reclassification): processes
+   * holding an index of the project built from the old views see the change and rebuild it.
+   */
+  generation(project: number): number {
+    return (this.statements.generation.get(project) as number | undefined) ?? 0;
+  }
+
+  /** After rewriting a project's views (inside `write`): drop its snapshots, bump its generation. */
+  invalidateIndex(project: number): void {
+    this.statements.deleteSnapshots.run(project);
+    this.statements.deleteCovered.run(project);
+    this.statements.bumpGeneration.run(project);
+  }
+
   /** One more than the highest visitor number: the size of a visitor bitmap. */
   visitorUniverse(): number {
     return this.visitors.universe();
@@ -239,17 +276,20 @@ export class AnalyticsDatabase {
   }
 
   /**
-   * Writes a checkpoint of a project's index at `covered`. `changedSince(stored)` yields the
-   * days changed after the stored checkpoint, one at a time (a day's snapshot can be tens of
-   * megabytes: never all at once); nothing is written when another process has already
-   * checkpointed as far.
+   * Writes a checkpoint of a project's index at `covered`, built at index `generation`.
+   * `changedSince(stored)` yields the days changed after the stored checkpoint, one at a time (a
+   * day's snapshot can be tens of megabytes: never all at once); nothing is written when another
+   * process has already checkpointed as far, or when the project's views were rewritten since.
    */
   saveSnapshots(
     projectNo: number,
     covered: number,
+    generation: number,
     changedSince: (storedCovered: number) => Iterable<{ day: number; data: Buffer }>,
   ): number {
     const write = this.sqlite.transaction(() => {
+      // An index built before the views were rewritten must not be saved over the new ones.
+      if (this.generation(projectNo) !== generation) return 0;
       const stored = (this.statements.covered.get(projectNo) as number | undefined) ?? 0;
       if (stored >= covered) return 0;
       let written = 0;

@@ -12,6 +12,8 @@ import {
   type PageReport,
   type PageRow,
   type PreparedEvent,
+  type Reclassifier,
+  type ReclassifyResult,
   type SeriesPoint,
   type SeriesQuery,
   type TimeRange,
@@ -249,13 +251,67 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     this.pageCache.clear();
   }
 
+  async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
+    const db = this.database();
+    const projectNo = this.projectNo(projectId);
+    const userAgents = new Map<number, string>();
+    const result: ReclassifyResult = { examined: 0, changed: 0 };
+    let after = 0;
+    let rewritten = false;
+    for (;;) {
+      // A short write transaction per page of chunks: appends from other processes interleave.
+      const last = db.write(() => {
+        const chunks = db.projectChunkPage(projectNo, after, 64);
+        for (const chunk of chunks) {
+          const w = chunk.words;
+          let dirty = false;
+          for (let r = 0; r < chunk.count * RECORD_WORDS; r += RECORD_WORDS) {
+            if ((w[r + 7] as number) >= classifier.version) continue;
+            const ua = w[r + 4] as number;
+            let userAgent = userAgents.get(ua);
+            if (userAgent === undefined) {
+              userAgent = db.userAgents.nameOf(ua);
+              userAgents.set(ua, userAgent);
+            }
+            const packed = w[r + 6] as number;
+            const flags = (packed >>> 24) & 0xff;
+            const { category, agent } = classifier.classify(userAgent, flags);
+            const code = CATEGORY_CODES[category];
+            const agentNo = db.agents.idFor(agent);
+            result.examined++;
+            if (code !== ((packed >>> 16) & 0xff) || agentNo !== w[r + 3]) result.changed++;
+            w[r + 3] = agentNo;
+            w[r + 6] = ((packed & 0xffff) | (code << 16) | (flags << 24)) >>> 0;
+            w[r + 7] = classifier.version;
+            dirty = true;
+          }
+          if (dirty) db.rewriteChunk(chunk.seq, w.subarray(0, chunk.count * RECORD_WORDS));
+          rewritten ||= dirty;
+        }
+        return chunks.length === 0 ? null : (chunks[chunks.length - 1] as Chunk).seq;
+      });
+      if (last === null) break;
+      after = last;
+    }
+    if (rewritten) {
+      db.write(() => db.invalidateIndex(projectNo));
+      this.loaded.delete(projectNo);
+      this.pageCache.clear();
+      // Build the new index and snapshot it, so a server reloads it from the snapshots rather
+      // than replaying every view on its next query.
+      this.index(projectNo);
+      this.checkpoint();
+    }
+    return result;
+  }
+
   /** Writes snapshots of every loaded index (also runs on a timer and on close). */
   checkpoint(): void {
     if (!this.opened) return;
     const db = this.opened;
     const today = Math.floor(this.clock().getTime() / DAY_MS);
     for (const index of this.loaded.values()) {
-      db.saveSnapshots(index.projectNo, this.tailSeq, function* (stored) {
+      db.saveSnapshots(index.projectNo, this.tailSeq, index.generation, function* (stored) {
         for (const day of index.days.values()) {
           if (day.lastSeq <= stored) continue;
           if (day.day < today - 1) day.trim();
@@ -488,9 +544,15 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
   }
 
   private index(projectNo: number): ProjectIndex {
-    const existing = this.loaded.get(projectNo);
-    if (existing) return existing;
     const db = this.database();
+    const generation = db.generation(projectNo);
+    const existing = this.loaded.get(projectNo);
+    if (existing) {
+      if (existing.generation === generation) return existing;
+      // The views were rewritten (reclassified) since this index was built: build it again.
+      this.loaded.delete(projectNo);
+      this.pageCache.clear();
+    }
     let index = new ProjectIndex(projectNo);
     const snapshot = db.loadSnapshots(projectNo);
     let covered = snapshot.covered;
@@ -512,6 +574,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       index.addChunk(chunk);
       replayed += chunk.count;
     }
+    index.generation = generation;
     this.loaded.set(projectNo, index);
     if (replayed >= BULK_TRIM_THRESHOLD) this.trimOldDays();
     return index;
@@ -710,6 +773,8 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
 /** One project's in-memory index: a DayIndex per UTC day with views. */
 class ProjectIndex implements DayOwner {
   readonly projectNo: number;
+  /** The project's index generation (see AnalyticsDatabase.generation) it was built at. */
+  generation = 0;
   readonly days = new Map<number, DayIndex>();
   lastSeen = new LastSeen();
   /** The earliest day a view arrived for out of time order; previous visits after it are stale. */

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import type { Category } from '../../../src/domain/analytics/categories.ts';
+import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
 import { EmbeddedAnalyticsStore } from '../../../src/storage/analytics/embedded-store.ts';
 
 const NOW = new Date('2025-03-10T12:00:00Z');
@@ -135,5 +137,53 @@ describe('embedded analytics store', () => {
       { agent: 'curl', category: 'ai', visitors: 1, views: 1 },
       { agent: 'curl', category: 'bot', visitors: 1, views: 1 },
     ]);
+  });
+
+  it('reclassifies views an older agent list classified, and other processes see the new categories', async () => {
+    const writer = service();
+    const reader = service(); // a server with its index already built
+    const old = (
+      n: number,
+      userAgent: string,
+      category: Category,
+      agent: string,
+      flags = 0,
+    ): PreparedEvent => ({
+      eventKey: null,
+      timestamp: Date.parse(`2025-03-0${n}T10:00:00Z`),
+      path: '/guide',
+      visitorKey: Buffer.alloc(16, n),
+      category,
+      agent,
+      classifierVersion: 0, // an agent list older than any release
+      userAgent,
+      flags,
+      status: 200,
+      referrer: null,
+    });
+    await writer.store.append('prj', [
+      old(1, 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)', 'human', 'Browser'),
+      old(2, CHROME, 'human', 'Browser'),
+      old(3, 'curl/8.5.0', 'bot', 'curl', EVENT_FLAGS.markdownPath),
+    ]);
+    await writer.ingest('prj', [
+      { timestamp: '2025-03-04T10:00:00Z', path: '/guide', userAgent: CHROME, visitorId: 'now' },
+    ]);
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({ human: 3, ai: 0, total: 3 });
+
+    expect(await writer.reclassify('prj')).toEqual({ examined: 3, changed: 2 });
+
+    const expected = { human: 2, ai: 1, total: 3 };
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual(expected);
+    expect((await writer.pages('prj', 'visitors', all)).totals).toEqual(expected);
+    const agents = (await reader.breakdown('prj', { range: { from: null, to: null } })).agents;
+    expect(agents).toContainEqual({ agent: 'GPTBot', category: 'ai_crawler', visitors: 1, views: 1 });
+    expect(agents).toContainEqual({ agent: 'curl', category: 'ai', visitors: 1, views: 1 });
+    // The snapshots written after reclassifying hold the new categories.
+    await writer.store.close();
+    await reader.store.close();
+    const reopened = service();
+    expect((await reopened.pages('prj', 'visitors', all)).totals).toEqual(expected);
+    expect(await reopened.reclassify('prj')).toEqual({ examined: 0, changed: 0 });
   });
 });
