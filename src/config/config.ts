@@ -56,6 +56,7 @@ export interface Config {
   secretKey: string | null;
   analytics: {
     saltRotation: (typeof SALT_ROTATIONS)[number];
+    saltRetentionDays: number;
     maxBatch: number;
     trustedProxies: string[];
     rateLimitPerWindow: number;
@@ -127,6 +128,8 @@ export const SETTINGS = {
     'Encrypts stored code-host credentials: a passphrase of 16+ characters or base64:<32 bytes>. Required to store credentials.',
   DOCWRIGHT_ANALYTICS_SALT_ROTATION:
     'How often anonymous visitor ids reset: daily, weekly, monthly or never (default daily; see docs/analytics.md).',
+  DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS:
+    'Days a rotated salt is kept after its period ends, then deleted so old visitor ids cannot be recomputed (default 7).',
   DOCWRIGHT_ANALYTICS_MAX_BATCH: 'Most events in one ingestion request (default 1000).',
   DOCWRIGHT_TRUSTED_PROXIES:
     'Proxies whose X-Forwarded-For the browser collect endpoint believes: IPs, CIDRs, loopback, linklocal, uniquelocal; comma-separated (default none).',
@@ -213,6 +216,7 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
     secretKey: read.string('DOCWRIGHT_SECRET_KEY') ?? null,
     analytics: {
       saltRotation: read.oneOf('DOCWRIGHT_ANALYTICS_SALT_ROTATION', SALT_ROTATIONS) ?? 'daily',
+      saltRetentionDays: read.integer('DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS', { min: 1 }) ?? 7,
       maxBatch: read.integer('DOCWRIGHT_ANALYTICS_MAX_BATCH', { min: 1, max: 100_000 }) ?? 1000,
       trustedProxies: (read.string('DOCWRIGHT_TRUSTED_PROXIES') ?? '')
         .split(',')

@@ -81,6 +81,7 @@ describe('configuration', () => {
     const config = loadConfig(
       {
         DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'never',
+        DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS: '30',
         DOCWRIGHT_TRUSTED_PROXIES: '10.0.0.0/8, loopback',
         DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT: '30',
         DOCWRIGHT_ANALYTICS_DURABILITY: 'normal',
@@ -90,6 +91,7 @@ describe('configuration', () => {
     );
     expect(config.analytics).toEqual({
       saltRotation: 'never',
+      saltRetentionDays: 30,
       maxBatch: 1000,
       trustedProxies: ['10.0.0.0/8', 'loopback'],
       rateLimitPerWindow: 1000,
@@ -101,6 +103,10 @@ describe('configuration', () => {
       'DOCWRIGHT_ANALYTICS_SALT_ROTATION must be one of daily, weekly, monthly, never (got "hourly")',
     ]);
     expect(loadConfig({}, '/srv').analytics.collectRateLimitPerMinute).toBe(120);
+    expect(loadConfig({}, '/srv').analytics.saltRetentionDays).toBe(7);
+    expect(problemsOf({ DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS: '0' })).toEqual([
+      'DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS must be at least 1 (got 0)',
+    ]);
     expect(problemsOf({ DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT: '-1' })).toEqual([
       'DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT must be at least 0 (got -1)',
     ]);

@@ -14,6 +14,9 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
   await app.listen({ host: config.host, port: config.port });
   const worker = options.worker ? createWorker(services, logger) : null;
   worker?.start();
+  const stopSaltPruning = services.analytics.startSaltPruning((error) =>
+    logger.warn({ err: error }, 'could not delete expired analytics salts; will retry'),
+  );
 
   const { port } = app.server.address() as AddressInfo;
   const baseUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
@@ -36,6 +39,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
   );
 
   onShutdown(logger, async () => {
+    stopSaltPruning();
     await app.close();
     await worker?.stop();
     await services.close();

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { invalid } from '../errors.ts';
 import { CLASSIFIER_VERSION, classify } from './classifier.ts';
-import { type SaltRotation, VisitorIdentity } from './identity.ts';
+import { type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
 import type { Interval, PageParams } from './query-params.ts';
 import {
@@ -20,6 +20,8 @@ export interface AnalyticsServiceOptions {
   clock: Clock;
   /** Salt rotation for anonymous visitor ids (default daily). */
   saltRotation?: SaltRotation;
+  /** Days a rotated salt is kept after its period ends (default 7). */
+  saltRetentionDays?: number;
   /** Most events one ingestion request may carry. */
   maxBatch?: number;
   /** (IP, user agent) pairs whose visitor key is kept in memory (default 200,000). */
@@ -34,9 +36,14 @@ export class AnalyticsService {
   readonly maxBatch: number;
   readonly saltRotation: SaltRotation;
   private readonly ingestor: Ingestor;
+  private readonly identity: VisitorIdentity;
+  private readonly clock: Clock;
+  private readonly saltRetentionDays: number;
 
   constructor(options: AnalyticsServiceOptions) {
     this.store = options.store;
+    this.clock = options.clock;
+    this.saltRetentionDays = options.saltRetentionDays ?? 7;
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     this.saltRotation = options.saltRotation ?? 'daily';
     const identity = new VisitorIdentity({
@@ -44,7 +51,27 @@ export class AnalyticsService {
       salts: options.store,
       ...(options.identityCacheLimit ? { cacheLimit: options.identityCacheLimit } : {}),
     });
+    this.identity = identity;
     this.ingestor = new Ingestor({ store: options.store, identity, clock: options.clock });
+  }
+
+  /** Deletes the salts of periods that ended more than the retention ago; returns how many. */
+  async pruneSalts(): Promise<number> {
+    const now = this.clock().getTime();
+    const forgotten = await this.store.forgetSalts((period) =>
+      saltExpired(period, now, this.saltRetentionDays),
+    );
+    this.identity.forget(forgotten);
+    return forgotten.length;
+  }
+
+  /** Prunes salts now and then every hour until the returned function is called. */
+  startSaltPruning(onError: (error: unknown) => void): () => void {
+    const prune = () => void this.pruneSalts().catch(onError);
+    prune();
+    const timer = setInterval(prune, 3_600_000);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Validates, classifies and stores views; resolves once they are durable. */

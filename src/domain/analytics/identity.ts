@@ -41,6 +41,22 @@ export function saltPeriod(rotation: SaltRotation, timestampMs: number): string 
   }
 }
 
+/**
+ * Whether a stored salt's period ended more than `retentionDays` ago, so the salt should be
+ * deleted: then nobody, whoever holds the analytics file, can recompute that period's visitor
+ * ids from an IP and user agent. `never` and the fixed salt of caller-given ids never expire.
+ */
+export function saltExpired(period: string, nowMs: number, retentionDays: number): boolean {
+  let end: number;
+  let m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(period);
+  if (m) end = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 1);
+  else if ((m = /^week-(\d{4})-(\d{2})-(\d{2})$/.exec(period))) {
+    end = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 7);
+  } else if ((m = /^(\d{4})-(\d{2})$/.exec(period))) end = Date.UTC(Number(m[1]), Number(m[2]), 1);
+  else return false;
+  return end + retentionDays * DAY_MS <= nowMs;
+}
+
 export interface IdentityInput {
   projectId: string;
   timestamp: number;
@@ -77,6 +93,16 @@ export class VisitorIdentity {
 
   periodOf(timestamp: number): string {
     return saltPeriod(this.rotation, timestamp);
+  }
+
+  /** Drops deleted salts, and every cached key (cheap to recompute), from memory. */
+  forget(periods: readonly string[]): void {
+    if (periods.length === 0) return;
+    for (const period of periods) this.loaded.delete(period);
+    this.cache.clear();
+    this.cached = 0;
+    this.lastCache = null;
+    this.lastStart = Number.NaN;
   }
 
   /** Loads the salts these periods need; call before `key` for a batch. */

@@ -9,6 +9,8 @@ import type { SaltRotation } from './identity.ts';
 export interface AnalyticsOptions {
   /** Salt rotation for anonymous visitor ids. */
   saltRotation: SaltRotation;
+  /** Days a rotated salt is kept after its period ends (see `saltExpired`). */
+  saltRetentionDays: number;
   /** Most events per ingestion request. */
   maxBatch: number;
   /** Proxies whose X-Forwarded-For the browser collect endpoint believes (IPs, CIDRs, names). */
@@ -25,6 +27,7 @@ export interface AnalyticsOptions {
 
 export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
   saltRotation: 'daily',
+  saltRetentionDays: 7,
   maxBatch: DEFAULT_MAX_BATCH,
   trustedProxies: [],
   rateLimitPerWindow: 1000,
@@ -55,6 +58,7 @@ export function openAnalytics(options: {
     store,
     clock: options.clock,
     saltRotation: options.settings.saltRotation,
+    saltRetentionDays: options.settings.saltRetentionDays,
     maxBatch: options.settings.maxBatch,
     ...(options.identityCacheLimit ? { identityCacheLimit: options.identityCacheLimit } : {}),
   });

@@ -20,8 +20,10 @@ export interface AnalyticsStore {
    * classified, keeping its time, page and visitor; the exports reflect the new categories.
    */
   reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult>;
-  /** The secret salt of a period, created on first use and kept. */
+  /** The secret salt of a period, created on first use and kept until `forgetSalts`. */
   salt(period: string): Promise<Buffer>;
+  /** Deletes the salts whose period `expired` says so; returns those periods. */
+  forgetSalts(expired: (period: string) => boolean): Promise<string[]>;
   settings(projectId: string): Promise<AnalyticsSettings>;
   saveSettings(projectId: string, settings: AnalyticsSettings): Promise<void>;
   close(): Promise<void>;

@@ -163,6 +163,8 @@ export class AnalyticsDatabase {
          on conflict (project) do update set covered_seq = excluded.covered_seq`,
       ),
       selectSalt: sqlite.prepare('select salt from salts where period = ?').pluck(),
+      saltPeriods: sqlite.prepare('select period from salts').pluck(),
+      deleteSalt: sqlite.prepare('delete from salts where period = ?'),
       insertSalt: sqlite.prepare(
         'insert into salts (period, salt, created_at) values (?, ?, ?) on conflict (period) do nothing',
       ),
@@ -314,6 +316,18 @@ export class AnalyticsDatabase {
     }
     this.salts.set(period, salt);
     return salt;
+  }
+
+  /** Deletes the salts of the periods `expired` picks; returns them. */
+  forgetSalts(expired: (period: string) => boolean): string[] {
+    const forget = this.sqlite.transaction(() => {
+      const periods = (this.statements.saltPeriods.all() as string[]).filter(expired);
+      for (const period of periods) this.statements.deleteSalt.run(period);
+      return periods;
+    });
+    const periods = forget.immediate();
+    for (const period of periods) this.salts.delete(period);
+    return periods;
   }
 
   settings(projectId: string): string | null {

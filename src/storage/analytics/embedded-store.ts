@@ -239,6 +239,10 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     return this.database().salt(period);
   }
 
+  async forgetSalts(expired: (period: string) => boolean): Promise<string[]> {
+    return this.database().forgetSalts(expired);
+  }
+
   async settings(projectId: string): Promise<AnalyticsSettings> {
     const raw = this.database().settings(projectId);
     if (raw === null) return { ...DEFAULT_ANALYTICS_SETTINGS };

@@ -1,6 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type SaltSource, saltPeriod, VisitorIdentity } from '../../../src/domain/analytics/identity.ts';
+import {
+  type SaltSource,
+  saltExpired,
+  saltPeriod,
+  VisitorIdentity,
+} from '../../../src/domain/analytics/identity.ts';
 
 class MemorySalts implements SaltSource {
   readonly salts = new Map<string, Buffer>();
@@ -31,6 +36,30 @@ describe('saltPeriod', () => {
     expect(saltPeriod('weekly', t('2025-03-17T00:00:00Z'))).toBe('week-2025-03-17'); // Monday
     expect(saltPeriod('monthly', t('2025-03-31T23:00:00Z'))).toBe('2025-03');
     expect(saltPeriod('never', t('2025-03-31T23:00:00Z'))).toBe('never');
+  });
+});
+
+describe('saltExpired', () => {
+  const now = t('2025-03-20T12:00:00Z');
+  it('expires a period the retention after it ended, never before', () => {
+    // 2025-03-10 ends at 03-11T00:00; with 7 days, kept until 03-18T00:00.
+    expect(saltExpired('2025-03-10', t('2025-03-17T23:59:59Z'), 7)).toBe(false);
+    expect(saltExpired('2025-03-10', t('2025-03-18T00:00:00Z'), 7)).toBe(true);
+    expect(saltExpired('2025-03-19', now, 1)).toBe(false);
+    expect(saltExpired('2025-03-18', now, 1)).toBe(true);
+  });
+
+  it('reads weekly and monthly periods by their end', () => {
+    expect(saltExpired('week-2025-03-10', now, 4)).toBe(false); // ends 03-17: with 4 days, kept until 03-21
+    expect(saltExpired('week-2025-03-10', now, 3)).toBe(true); // with 3 days, until 03-20T00:00
+    expect(saltExpired('2025-02', now, 17)).toBe(true); // ends 03-01
+    expect(saltExpired('2025-02', now, 20)).toBe(false);
+    expect(saltExpired('2024-12', now, 7)).toBe(true); // ends 2025-01-01
+  });
+
+  it('never expires the single salt of never, nor the fixed salt of caller-given ids', () => {
+    expect(saltExpired('never', now, 1)).toBe(false);
+    expect(saltExpired('visitor-id', now, 1)).toBe(false);
   });
 });
 

@@ -186,4 +186,33 @@ describe('embedded analytics store', () => {
     expect((await reopened.pages('prj', 'visitors', all)).totals).toEqual(expected);
     expect(await reopened.reclassify('prj')).toEqual({ examined: 0, changed: 0 });
   });
+
+  it('deletes salts past their retention, so visitors of an old period can no longer be linked', async () => {
+    const store = new EmbeddedAnalyticsStore({
+      file,
+      synchronous: 'normal',
+      checkpointIntervalMs: 0,
+      clock: () => NOW,
+    });
+    open.push(store);
+    const s = new AnalyticsService({ store, clock: () => NOW, saltRotation: 'daily', saltRetentionDays: 2 });
+    const view = (day: string) => ({
+      timestamp: `${day}T10:00:00Z`,
+      path: '/a',
+      userAgent: CHROME,
+      ip: '203.0.113.9',
+    });
+    const named = { timestamp: '2025-03-01T11:00:00Z', path: '/a', userAgent: CHROME, visitorId: 'u1' };
+    // NOW is 2025-03-10T12:00Z: 03-01 ended long ago; 03-09 ends 03-10, kept until 03-12.
+    await s.ingest('prj', [view('2025-03-01'), view('2025-03-09'), named]);
+    const day = (d: string) => ({ ...all, range: { from: Date.parse(d), to: Date.parse(d) + 86_400_000 } });
+    expect((await s.pages('prj', 'visitors', day('2025-03-01'))).totals.total).toBe(2);
+
+    expect(await s.pruneSalts()).toBe(1);
+    expect(await s.pruneSalts()).toBe(0);
+    // The same client again: a new salt for 03-01 makes it a new visitor there; 03-09 still knows it.
+    await s.ingest('prj', [view('2025-03-01'), view('2025-03-09'), named]);
+    expect((await s.pages('prj', 'visitors', day('2025-03-01'))).totals.total).toBe(3);
+    expect((await s.pages('prj', 'visitors', day('2025-03-09'))).totals.total).toBe(1);
+  });
 });
