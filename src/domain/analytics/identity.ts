@@ -47,14 +47,20 @@ export function saltPeriod(rotation: SaltRotation, timestampMs: number): string 
  * ids from an IP and user agent. `never` and the fixed salt of caller-given ids never expire.
  */
 export function saltExpired(period: string, nowMs: number, retentionDays: number): boolean {
-  let end: number;
-  let m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(period);
-  if (m) end = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 1);
-  else if ((m = /^week-(\d{4})-(\d{2})-(\d{2})$/.exec(period))) {
-    end = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 7);
-  } else if ((m = /^(\d{4})-(\d{2})$/.exec(period))) end = Date.UTC(Number(m[1]), Number(m[2]), 1);
-  else return false;
-  return end + retentionDays * DAY_MS <= nowMs;
+  const end = periodEnd(period);
+  return end !== null && end + retentionDays * DAY_MS <= nowMs;
+}
+
+/** When a named salt period ends (epoch ms); null for periods that never end. */
+function periodEnd(period: string): number | null {
+  const day = /^(?:week-)?(\d{4})-(\d{2})-(\d{2})$/.exec(period);
+  if (day) {
+    const length = period.startsWith('week-') ? 7 : 1;
+    return Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]) + length);
+  }
+  const month = /^(\d{4})-(\d{2})$/.exec(period);
+  if (month) return Date.UTC(Number(month[1]), Number(month[2]), 1);
+  return null;
 }
 
 export interface IdentityInput {
