@@ -122,17 +122,10 @@ function toView(raw: RawView): ParsedLine {
   };
 }
 
-// Logs repeat the same few thousand targets: test each once.
-const assets = new Map<string, boolean>();
+// Not cached in a map: hashing each line's fresh target string costs more than the regex.
 function isAsset(target: string): boolean {
-  let asset = assets.get(target);
-  if (asset === undefined) {
-    const cut = target.search(/[?#]/);
-    asset = ASSET.test(cut >= 0 ? target.slice(0, cut) : target);
-    if (assets.size >= 50_000) assets.clear();
-    assets.set(target, asset);
-  }
-  return asset;
+  const cut = target.search(/[?#]/);
+  return ASSET.test(cut >= 0 ? target.slice(0, cut) : target);
 }
 
 // Field names used by common CDN and proxy log exports (Cloudflare, Fastly, CloudFront, nginx JSON).
