@@ -14,7 +14,7 @@ import SqliteDatabase from 'better-sqlite3';
  * Packing views 40 bytes apiece into one blob per commit keeps ingestion at well over 100,000
  * views a second; a row per view with a unique index on the idempotency key managed ~40,000.
  */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 create table if not exists projects (no integer primary key, value text not null unique);
@@ -28,7 +28,9 @@ create table if not exists chunks (
   project integer not null,
   day integer not null,
   count integer not null,
-  data blob not null
+  data blob not null,
+  first_ms integer,
+  last_ms integer
 );
 create index if not exists chunks_project_day on chunks (project, day);
 create table if not exists day_snapshots (
@@ -110,7 +112,19 @@ export class AnalyticsDatabase {
         sqlite
           .transaction(() => {
             sqlite.exec(SCHEMA);
-            // Schema 3 adds index_generations (created above). Schema 1 kept one row per visitor key: move them into blocks (see VisitorDictionary).
+            // Schema 3 added index_generations (created above). Schema 4 adds each chunk's
+            // time span (null for older chunks: read them whatever the span asked for).
+            const columns = sqlite.prepare('select name from pragma_table_info(?)').pluck().all('chunks');
+            if (!columns.includes('first_ms')) {
+              sqlite.exec(
+                'alter table chunks add column first_ms integer; alter table chunks add column last_ms integer',
+              );
+            }
+            // The span is filtered in an index of its own: columns after a blob are slow to reach.
+            sqlite.exec(
+              'create index if not exists chunks_project_day_span on chunks (project, day, first_ms, last_ms)',
+            );
+            // Schema 1 kept one row per visitor key: move them into blocks (see VisitorDictionary).
             const old = sqlite.prepare("select 1 from sqlite_master where name = 'visitor_keys'").get();
             if (old) {
               moveVisitorKeysToBlocks(sqlite);
@@ -130,13 +144,20 @@ export class AnalyticsDatabase {
     this.visitors = new VisitorDictionary(sqlite);
 
     this.statements = {
-      insertChunk: sqlite.prepare('insert into chunks (project, day, count, data) values (?, ?, ?, ?)'),
+      insertChunk: sqlite.prepare(
+        'insert into chunks (project, day, count, data, first_ms, last_ms) values (?, ?, ?, ?, ?, ?)',
+      ),
       maxSeq: sqlite.prepare('select coalesce(max(seq), 0) from chunks').pluck(),
       after: sqlite.prepare(
         'select seq, project, day, count, data from chunks where seq > ? and seq <= ? order by seq',
       ),
       projectAfter: sqlite.prepare(
         'select seq, project, day, count, data from chunks where project = ? and seq > ? and seq <= ? order by seq',
+      ),
+      // No ORDER BY: from this index it would sort the blobs; the caller sorts the few rows.
+      projectDaySpan: sqlite.prepare(
+        `select seq, project, day, count, data from chunks indexed by chunks_project_day_span
+         where project = ? and day = ? and seq <= ? and (first_ms is null or (last_ms >= ? and first_ms < ?))`,
       ),
       projectDay: sqlite.prepare(
         'select seq, project, day, count, data from chunks where project = ? and day = ? and seq <= ? order by seq',
@@ -206,9 +227,17 @@ export class AnalyticsDatabase {
   }
 
   /** Stores a chunk (inside `write`); returns its seq. */
-  insertChunk(project: number, day: number, count: number, words: Uint32Array): number {
+  insertChunk(
+    project: number,
+    day: number,
+    count: number,
+    words: Uint32Array,
+    span: { firstMs: number; lastMs: number },
+  ): number {
     const data = Buffer.from(words.buffer, words.byteOffset, count * RECORD_WORDS * 4);
-    return Number(this.statements.insertChunk.run(project, day, count, data).lastInsertRowid);
+    return Number(
+      this.statements.insertChunk.run(project, day, count, data, span.firstMs, span.lastMs).lastInsertRowid,
+    );
   }
 
   /** The dense number of a project, created on first use. */
@@ -231,6 +260,12 @@ export class AnalyticsDatabase {
     for (const row of this.statements.projectAfter.iterate(project, after, upTo) as Iterable<ChunkRow>) {
       yield toChunk(row);
     }
+  }
+
+  /** A day's chunks holding views with ms of day in [from, to) (and maybe others), in seq order. */
+  dayChunksInSpan(project: number, day: number, upTo: number, from: number, to: number): Chunk[] {
+    const rows = this.statements.projectDaySpan.all(project, day, upTo, from, to) as ChunkRow[];
+    return rows.sort((a, b) => a.seq - b.seq).map(toChunk);
   }
 
   *dayChunks(project: number, day: number, upTo: number): Generator<Chunk> {

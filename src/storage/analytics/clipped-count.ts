@@ -293,8 +293,9 @@ function maxPathOf(day: DayIndex): number {
 /** The clipped part [from, to) of one day, read from its raw views (chunk records). */
 export class EdgeCollector {
   readonly edge: EdgeViews;
-  private readonly start: number;
-  private readonly end: number;
+  /** The part of the day kept, in ms of day: [start, end). */
+  readonly start: number;
+  readonly end: number;
 
   constructor(day: number, from: number, to: number) {
     this.edge = { day, views: new Columns() };

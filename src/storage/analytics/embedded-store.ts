@@ -486,7 +486,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     });
     const written: Chunk[] = [];
     for (const c of chunks.values()) {
-      const seq = db.insertChunk(c.project, c.day, c.count, c.words);
+      const seq = db.insertChunk(c.project, c.day, c.count, c.words, c);
       written.push({ seq, project: c.project, day: c.day, count: c.count, words: c.words });
     }
     return { written, results, touched };
@@ -637,7 +637,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const segment = new DayIndex(day);
     const start = from - day * DAY_MS;
     const end = to - day * DAY_MS;
-    for (const chunk of this.database().dayChunks(projectNo, day, this.tailSeq)) {
+    for (const chunk of this.database().dayChunksInSpan(projectNo, day, this.tailSeq, start, end)) {
       const w = chunk.words;
       for (let r = 0; r < chunk.count * RECORD_WORDS; r += RECORD_WORDS) {
         const ms = w[r] as number;
@@ -702,7 +702,10 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       if (part) edges.set(part.day.day, new EdgeCollector(part.day.day, part.from, part.to));
     }
     for (const [day, edge] of edges) {
-      for (const chunk of db.dayChunks(context.index.projectNo, day, this.tailSeq)) {
+      // Chunks outside the edge's part of the day are skipped: a clipped first day of a range
+      // at +02:00 keeps its last two hours and reads about a twelfth of that day.
+      const chunks = db.dayChunksInSpan(context.index.projectNo, day, this.tailSeq, edge.start, edge.end);
+      for (const chunk of chunks) {
         const w = chunk.words;
         for (let r = 0; r < chunk.count * RECORD_WORDS; r += RECORD_WORDS) {
           edge.add(
@@ -876,6 +879,9 @@ class ChunkWriter {
   readonly day: number;
   words = new Uint32Array(RECORD_WORDS * 64);
   count = 0;
+  /** The earliest and latest ms of day of the views in the chunk. */
+  firstMs = Number.POSITIVE_INFINITY;
+  lastMs = Number.NEGATIVE_INFINITY;
 
   constructor(project: number, day: number) {
     this.project = project;
@@ -908,6 +914,8 @@ class ChunkWriter {
     }
     const w = this.words;
     const r = this.count * RECORD_WORDS;
+    if (msOfDay < this.firstMs) this.firstMs = msOfDay;
+    if (msOfDay > this.lastMs) this.lastMs = msOfDay;
     w[r] = msOfDay;
     w[r + 1] = path;
     w[r + 2] = visitor;

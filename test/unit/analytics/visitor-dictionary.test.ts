@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AnalyticsDatabase } from '../../../src/storage/analytics/analytics-database.ts';
+import { AnalyticsDatabase, RECORD_WORDS } from '../../../src/storage/analytics/analytics-database.ts';
 
 const key = (n: number) => createHash('sha256').update(`visitor ${n}`).digest().subarray(0, 16);
 
@@ -88,5 +88,34 @@ describe('visitor dictionary (keys stored in blocks)', () => {
     });
     const tables = db.sqlite.prepare("select name from sqlite_master where name = 'visitor_keys'").all();
     expect(tables).toEqual([]);
+  });
+
+  it('gives a schema-2 file chunk time spans, reading its older chunks whatever the span', () => {
+    const old = new SqliteDatabase(file);
+    old.exec(
+      'create table chunks (seq integer primary key, project integer not null, day integer not null, count integer not null, data blob not null)',
+    );
+    const words = new Uint32Array(RECORD_WORDS);
+    words[0] = 3_600_000; // 01:00
+    old
+      .prepare('insert into chunks (project, day, count, data) values (1, 20000, 1, ?)')
+      .run(Buffer.from(words.buffer));
+    old.pragma('user_version = 2');
+    old.close();
+
+    const db = connect();
+    const inSpan = (from: number, to: number) =>
+      [...db.dayChunksInSpan(1, 20000, Number.MAX_SAFE_INTEGER, from, to)].map((c) => c.seq);
+    expect(inSpan(0, 1000)).toEqual([1]); // no span stored: always read
+    const late = new Uint32Array(RECORD_WORDS * 2);
+    late[0] = 20 * 3_600_000;
+    late[RECORD_WORDS] = 22 * 3_600_000;
+    const seq = db.write(() =>
+      db.insertChunk(1, 20000, 2, late, { firstMs: late[0] as number, lastMs: late[RECORD_WORDS] as number }),
+    );
+    expect(inSpan(0, 20 * 3_600_000)).toEqual([1]);
+    expect(inSpan(20 * 3_600_000, 20 * 3_600_000 + 1)).toEqual([1, seq]);
+    expect(inSpan(22 * 3_600_000, 24 * 3_600_000)).toEqual([1, seq]);
+    expect(inSpan(22 * 3_600_000 + 1, 24 * 3_600_000)).toEqual([1]);
   });
 });
