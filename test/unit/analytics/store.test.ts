@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import {
+  AnalyticsService,
+  type AnalyticsServiceOptions,
+} from '../../../src/domain/analytics/analytics-service.ts';
 import type { Category } from '../../../src/domain/analytics/categories.ts';
 import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
 import { EmbeddedAnalyticsStore } from '../../../src/storage/analytics/embedded-store.ts';
@@ -18,7 +21,7 @@ describe('embedded analytics store', () => {
   let dir: string;
   let file: string;
   const open: EmbeddedAnalyticsStore[] = [];
-  const service = () => {
+  const service = (options: Partial<AnalyticsServiceOptions> = {}) => {
     const store = new EmbeddedAnalyticsStore({
       file,
       synchronous: 'normal',
@@ -26,7 +29,7 @@ describe('embedded analytics store', () => {
       clock: () => NOW,
     });
     open.push(store);
-    return new AnalyticsService({ store, clock: () => NOW });
+    return new AnalyticsService({ store, clock: () => NOW, ...options });
   };
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'dw-analytics-'));
@@ -188,14 +191,7 @@ describe('embedded analytics store', () => {
   });
 
   it('deletes salts past their retention, so visitors of an old period can no longer be linked', async () => {
-    const store = new EmbeddedAnalyticsStore({
-      file,
-      synchronous: 'normal',
-      checkpointIntervalMs: 0,
-      clock: () => NOW,
-    });
-    open.push(store);
-    const s = new AnalyticsService({ store, clock: () => NOW, saltRotation: 'daily', saltRetentionDays: 2 });
+    const s = service({ saltRotation: 'daily', saltRetentionDays: 2 });
     const view = (day: string) => ({
       timestamp: `${day}T10:00:00Z`,
       path: '/a',
