@@ -391,14 +391,20 @@ export class AnalyticsDatabase {
  * the log, so syncing both files (and the folder, for a log created since) covers every commit.
  */
 export function syncToDisk(file: string): void {
-  for (const name of [`${file}-wal`, file, path.dirname(file)]) {
-    if (!existsSync(name)) continue;
-    const fd = openSync(name, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+  for (const name of [`${file}-wal`, file]) if (existsSync(name)) fsyncPath(name);
+  try {
+    fsyncPath(path.dirname(file));
+  } catch {
+    // Some platforms (Windows) cannot open a folder to sync it; the files are synced.
+  }
+}
+
+function fsyncPath(name: string): void {
+  const fd = openSync(name, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
