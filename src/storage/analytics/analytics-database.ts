@@ -14,7 +14,7 @@ import SqliteDatabase from 'better-sqlite3';
  * Packing views 40 bytes apiece into one blob per commit keeps ingestion at well over 100,000
  * views a second; a row per view with a unique index on the idempotency key managed ~40,000.
  */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 const SCHEMA = `
 create table if not exists projects (no integer primary key, value text not null unique);
@@ -23,6 +23,12 @@ create table if not exists agents (no integer primary key, value text not null u
 create table if not exists user_agents (no integer primary key, value text not null unique);
 create table if not exists referrers (no integer primary key, value text not null unique);
 create table if not exists visitor_blocks (block integer primary key, data blob not null);
+create table if not exists visitor_block_periods (
+  block integer primary key,
+  first_period integer not null,
+  last_period integer not null,
+  fixed integer not null
+);
 create table if not exists chunks (
   seq integer primary key,
   project integer not null,
@@ -130,6 +136,8 @@ export class AnalyticsDatabase {
               moveVisitorKeysToBlocks(sqlite);
               sqlite.exec('drop table visitor_keys');
             }
+            // Schema 5 records the periods of each block of visitor keys.
+            describeVisitorBlocks(sqlite);
             sqlite.pragma(`user_version = ${SCHEMA_VERSION}`);
           })
           .immediate(),
@@ -509,19 +517,34 @@ const BLOCK_KEYS = 256;
 const KEY_BYTES = 16;
 
 /**
+ * Periods (their first day, which starts every key: see VisitorIdentity) more than this many
+ * days older than the newest stored one are loaded when a key of theirs first comes up.
+ */
+const RECENT_PERIOD_DAYS = 8;
+
+/**
  * 16-byte visitor keys ↔ dense visitor numbers. Keys are stored in number order, 256 to a
  * row of `visitor_blocks` (visitor n is at block ⌊(n − 1) / 256⌋), so loading a million keys
  * is 3,907 blob reads rather than a million rows, and a new visitor is an append to the last
- * block. The key → number lookup is an in-memory open-addressing table of every key
- * (about 27 bytes per visitor), loaded on the first write and topped up from the blocks other
- * processes appended to at the start of each write transaction.
+ * block. The key → number lookup is an in-memory open-addressing table (about 27 bytes per
+ * key), filled on the first write and topped up from the blocks other processes appended to at
+ * the start of each write transaction.
+ *
+ * Under salt rotation every period brings new keys, so the table holds only the keys of recent
+ * periods, of period 0 (rotation `never`, caller-given ids) and of older periods one of whose
+ * keys has come up since: `visitor_block_periods` records which periods each block holds. The
+ * numbering stays exact because a key is only ever looked up once its whole period is loaded.
  */
 export class VisitorDictionary {
   private table = new Uint32Array(0);
   private mask = -1;
   private size = 0;
-  /** Every visitor up to this number is in `table`. */
-  private loadedUpTo = 0;
+  /** The highest number handed out, by any process, as of the last `sync`. */
+  private known = 0;
+  /** Keys of periods from this first day on (and of period 0) are all in `table`. */
+  private recentFrom = 0;
+  /** Older periods whose keys are all in `table`. */
+  private readonly loadedPeriods = new Set<number>();
   /** The last block's keys, as stored plus this transaction's appends. */
   private tail = Buffer.alloc(BLOCK_KEYS * KEY_BYTES);
   private tailBlock = 0;
@@ -529,7 +552,11 @@ export class VisitorDictionary {
   private dirty = false;
   private readonly blocksFrom;
   private readonly upsertBlock;
+  private readonly upsertPeriods;
   private readonly lastBlock;
+  private readonly newestPeriod;
+  private readonly recentBlocks;
+  private readonly periodBlocks;
 
   constructor(sqlite: SqliteDatabase.Database) {
     this.blocksFrom = sqlite
@@ -538,8 +565,28 @@ export class VisitorDictionary {
     this.upsertBlock = sqlite.prepare(
       'insert into visitor_blocks (block, data) values (?, ?) on conflict (block) do update set data = excluded.data',
     );
+    this.upsertPeriods = sqlite.prepare(
+      `insert into visitor_block_periods (block, first_period, last_period, fixed) values (?, ?, ?, ?)
+       on conflict (block) do update set first_period = excluded.first_period,
+         last_period = excluded.last_period, fixed = excluded.fixed`,
+    );
     this.lastBlock = sqlite
       .prepare('select block, length(data) from visitor_blocks order by block desc limit 1')
+      .raw();
+    this.newestPeriod = sqlite.prepare('select max(last_period) from visitor_block_periods').pluck();
+    this.recentBlocks = sqlite
+      .prepare(
+        `select block, data from visitor_blocks where block >= ?
+           or block in (select block from visitor_block_periods where last_period >= ? or fixed > 0)
+           or block not in (select block from visitor_block_periods)
+         order by block`,
+      )
+      .raw();
+    this.periodBlocks = sqlite
+      .prepare(
+        `select b.block, b.data from visitor_blocks b join visitor_block_periods m on m.block = b.block
+         where m.first_period <= ? and m.last_period >= ? and b.block < ? order by b.block`,
+      )
       .raw();
   }
 
@@ -547,26 +594,98 @@ export class VisitorDictionary {
     return this.mask !== -1;
   }
 
+  /** How many keys are in memory. */
+  loadedKeys(): number {
+    return this.size;
+  }
+
   /** Start of a write transaction: take in the visitors other processes numbered since. */
   sync(): void {
     if (this.mask === -1) {
-      const [block, bytes] = (this.lastBlock.get() as [number, number] | undefined) ?? [0, 0];
-      this.resize(tableCapacity(block * BLOCK_KEYS + bytes / KEY_BYTES));
+      this.loadRecent();
+      return;
     }
-    let last: Buffer | null = null;
-    let lastNo = -1;
-    for (const [block, data] of this.blocksFrom.iterate(Math.floor(this.loadedUpTo / BLOCK_KEYS)) as Iterable<
+    this.loadBlocks(
+      this.blocksFrom.iterate(Math.floor(this.known / BLOCK_KEYS)) as Iterable<[number, Buffer]>,
+    );
+  }
+
+  /** The number for `key`, assigned if new. Call inside a write transaction, after `sync`. */
+  idFor(key: Buffer): number {
+    const period = key.readUInt32BE(0);
+    if (period !== 0 && period < this.recentFrom && !this.loadedPeriods.has(period)) this.loadPeriod(period);
+    let no = this.get(key);
+    if (no === 0) {
+      no = this.known + 1;
+      const block = Math.floor((no - 1) / BLOCK_KEYS);
+      if (block !== this.tailBlock) {
+        this.store();
+        this.tailBlock = block;
+        this.tail.fill(0);
+      }
+      key.copy(this.tail, ((no - 1) % BLOCK_KEYS) * KEY_BYTES, 0, KEY_BYTES);
+      this.tailDirty = true;
+      this.put(key, no);
+      this.known = no;
+      this.dirty = true;
+    }
+    return no;
+  }
+
+  /** End of a write transaction: store the appended keys, and which periods their block holds. */
+  store(): void {
+    if (!this.tailDirty) return;
+    const count = this.known - this.tailBlock * BLOCK_KEYS;
+    const keys = Math.min(BLOCK_KEYS, Math.max(0, count));
+    this.upsertBlock.run(this.tailBlock, this.tail.subarray(0, keys * KEY_BYTES));
+    const { first, last, fixed } = blockPeriods(this.tail, keys);
+    this.upsertPeriods.run(this.tailBlock, first, last, fixed);
+    this.tailDirty = false;
+  }
+
+  /** First load: the blocks holding recent periods or period 0, and the last block. */
+  private loadRecent(): void {
+    const [block, bytes] = (this.lastBlock.get() as [number, number] | undefined) ?? [0, 0];
+    const newest = (this.newestPeriod.get() as number | null) ?? 0;
+    this.recentFrom = Math.max(1, newest - RECENT_PERIOD_DAYS);
+    this.resize(tableCapacity(0));
+    this.loadBlocks(this.recentBlocks.iterate(block, this.recentFrom) as Iterable<[number, Buffer]>);
+    // Blocks skipped above hold only older periods: `loadPeriod` reads them when needed.
+    this.known = Math.max(this.known, block * BLOCK_KEYS + bytes / KEY_BYTES);
+  }
+
+  /** Puts every key of an older period in the table (and the other keys of its blocks). */
+  private loadPeriod(period: number): void {
+    const before = Math.floor(this.known / BLOCK_KEYS);
+    for (const [block, data] of this.periodBlocks.iterate(period, period, before) as Iterable<
       [number, Buffer]
     >) {
+      const words = wordsOf(data);
+      const first = block * BLOCK_KEYS;
+      for (let i = 0; i < data.length / KEY_BYTES; i++) {
+        const at = i * 4;
+        const k0 = words[at] as number;
+        const k1 = words[at + 1] as number;
+        const k2 = words[at + 2] as number;
+        const k3 = words[at + 3] as number;
+        // The block may have been loaded already, as a recent one or for another period.
+        if (this.find(k0, k1, k2, k3) !== 0) continue;
+        if ((this.size + 1) * 4 > (this.mask + 1) * 3) this.resize((this.mask + 1) * 2);
+        this.place(k0, k1, k2, k3, first + i + 1);
+      }
+    }
+    this.loadedPeriods.add(period);
+  }
+
+  /** Places the keys of blocks in number order, from `known` on for the block it falls in. */
+  private loadBlocks(rows: Iterable<[number, Buffer]>): void {
+    let last: Buffer | null = null;
+    let lastNo = -1;
+    for (const [block, data] of rows) {
       const first = block * BLOCK_KEYS;
       const count = data.length / KEY_BYTES;
-      // Typed arrays need 4-byte alignment; SQLite hands out blobs at any offset. (Keys are
-      // read in the machine's byte order, little-endian on x86 and ARM, as chunk words are.)
-      const words =
-        data.byteOffset % 4 === 0
-          ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2)
-          : new Uint32Array(new Uint8Array(data).buffer);
-      const start = Math.max(0, this.loadedUpTo - first);
+      const words = wordsOf(data);
+      const start = Math.max(0, this.known - first);
       if ((this.size + count - start) * 4 > (this.mask + 1) * 3) {
         this.resize(tableCapacity(this.size + count - start));
       }
@@ -580,49 +699,20 @@ export class VisitorDictionary {
           first + i + 1,
         );
       }
-      if (first + count > this.loadedUpTo) this.loadedUpTo = first + count;
+      if (first + count > this.known) this.known = first + count;
       last = data;
       lastNo = block;
     }
     // The block the next number goes into, with the keys it already has.
-    this.tailBlock = Math.floor(this.loadedUpTo / BLOCK_KEYS);
+    this.tailBlock = Math.floor(this.known / BLOCK_KEYS);
     this.tail.fill(0);
     if (last && lastNo === this.tailBlock) last.copy(this.tail, 0);
-  }
-
-  /** The number for `key`, assigned if new. Call inside a write transaction, after `sync`. */
-  idFor(key: Buffer): number {
-    let no = this.get(key);
-    if (no === 0) {
-      no = this.loadedUpTo + 1;
-      const block = Math.floor((no - 1) / BLOCK_KEYS);
-      if (block !== this.tailBlock) {
-        this.store();
-        this.tailBlock = block;
-        this.tail.fill(0);
-      }
-      key.copy(this.tail, ((no - 1) % BLOCK_KEYS) * KEY_BYTES, 0, KEY_BYTES);
-      this.tailDirty = true;
-      this.put(key, no);
-      this.loadedUpTo = no;
-      this.dirty = true;
-    }
-    return no;
-  }
-
-  /** End of a write transaction: store the appended keys. */
-  store(): void {
-    if (!this.tailDirty) return;
-    const count = this.loadedUpTo - this.tailBlock * BLOCK_KEYS;
-    const keys = Math.min(BLOCK_KEYS, Math.max(0, count));
-    this.upsertBlock.run(this.tailBlock, this.tail.subarray(0, keys * KEY_BYTES));
-    this.tailDirty = false;
   }
 
   /** One more than the highest number handed out, by any process. */
   universe(): number {
     const [block, bytes] = (this.lastBlock.get() as [number, number] | undefined) ?? [0, 0];
-    return Math.max(this.loadedUpTo, block * BLOCK_KEYS + bytes / KEY_BYTES) + 1;
+    return Math.max(this.known, block * BLOCK_KEYS + bytes / KEY_BYTES) + 1;
   }
 
   commit(): void {
@@ -635,7 +725,9 @@ export class VisitorDictionary {
     this.table = new Uint32Array(0);
     this.mask = -1;
     this.size = 0;
-    this.loadedUpTo = 0;
+    this.known = 0;
+    this.recentFrom = 0;
+    this.loadedPeriods.clear();
     this.tailBlock = 0;
     this.tailDirty = false;
     this.tail.fill(0);
@@ -647,10 +739,10 @@ export class VisitorDictionary {
 
   /** The key's number, or 0. Slots are 5 words: the key's four, then its number. */
   private get(key: Buffer): number {
-    const k0 = key.readUInt32LE(0);
-    const k1 = key.readUInt32LE(4);
-    const k2 = key.readUInt32LE(8);
-    const k3 = key.readUInt32LE(12);
+    return this.find(key.readUInt32LE(0), key.readUInt32LE(4), key.readUInt32LE(8), key.readUInt32LE(12));
+  }
+
+  private find(k0: number, k1: number, k2: number, k3: number): number {
     const t = this.table;
     let slot = this.slotOf(k1, k2);
     for (;;) {
@@ -704,11 +796,63 @@ export class VisitorDictionary {
   }
 }
 
+/** A blob's u32 words (copied when SQLite hands it out at an offset not a multiple of 4). */
+function wordsOf(data: Buffer): Uint32Array {
+  // Keys are read in the machine's byte order, little-endian on x86 and ARM, as chunk words are.
+  return data.byteOffset % 4 === 0
+    ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2)
+    : new Uint32Array(new Uint8Array(data).buffer);
+}
+
+/**
+ * The periods a block of keys holds: the first and last non-zero period (a key's first four
+ * bytes, big-endian), -1 when there is none, and how many keys are of period 0.
+ */
+function blockPeriods(data: Buffer, keys: number): { first: number; last: number; fixed: number } {
+  let first = -1;
+  let last = -1;
+  let fixed = 0;
+  for (let i = 0; i < keys; i++) {
+    const period = data.readUInt32BE(i * KEY_BYTES);
+    if (period === 0) fixed++;
+    else {
+      if (first === -1 || period < first) first = period;
+      if (period > last) last = period;
+    }
+  }
+  return { first, last, fixed };
+}
+
 /** A power of two with room for `keys` at a load factor of at most ¾. */
 function tableCapacity(keys: number): number {
   let capacity = 1 << 16;
   while (capacity * 3 < keys * 4 + 4) capacity *= 2;
   return capacity;
+}
+
+/** Schema 5: `visitor_block_periods` rows for the blocks that have none. */
+function describeVisitorBlocks(sqlite: SqliteDatabase.Database): void {
+  const insert = sqlite.prepare(
+    'insert into visitor_block_periods (block, first_period, last_period, fixed) values (?, ?, ?, ?)',
+  );
+  // A page at a time: the connection cannot insert while it iterates.
+  const page = sqlite
+    .prepare(
+      `select block, data from visitor_blocks
+       where block > ? and block not in (select block from visitor_block_periods)
+       order by block limit 1024`,
+    )
+    .raw();
+  let after = -1;
+  for (;;) {
+    const rows = page.all(after) as Array<[number, Buffer]>;
+    if (rows.length === 0) return;
+    for (const [block, data] of rows) {
+      const { first, last, fixed } = blockPeriods(data, data.length / KEY_BYTES);
+      insert.run(block, first, last, fixed);
+      after = block;
+    }
+  }
 }
 
 /** Schema 1 → 2: the per-visitor rows of `visitor_keys`, in number order, into blocks. */

@@ -118,4 +118,60 @@ describe('visitor dictionary (keys stored in blocks)', () => {
     expect(inSpan(22 * 3_600_000, 24 * 3_600_000)).toEqual([1, seq]);
     expect(inSpan(22 * 3_600_000 + 1, 24 * 3_600_000)).toEqual([1]);
   });
+
+  describe('under salt rotation', () => {
+    // A key starts with its period's first day (big-endian), 0 for `never` and caller ids.
+    const periodKey = (period: number, n: number) => {
+      const k = Buffer.from(createHash('sha256').update(`${period}/${n}`).digest().subarray(0, 16));
+      k.writeUInt32BE(period, 0);
+      return k;
+    };
+    const fill = (db: AnalyticsDatabase) => {
+      const numbers = new Map<string, number>();
+      for (let day = 20_000; day < 20_030; day++) {
+        db.write(() => {
+          for (let n = 0; n < 300; n++) numbers.set(`${day}/${n}`, db.visitors.idFor(periodKey(day, n)));
+        });
+      }
+      db.write(() => {
+        for (let n = 0; n < 10; n++) numbers.set(`0/${n}`, db.visitors.idFor(periodKey(0, n)));
+      });
+      return numbers;
+    };
+    const check = (db: AnalyticsDatabase, numbers: Map<string, number>) => {
+      db.write(() => {
+        // The newest period is 20029: 20021 on is loaded up front (2,700 keys), with the
+        // block 20020 ends in and the caller ids; the 20 older days are not.
+        const upFront = db.visitors.loadedKeys();
+        expect(upFront).toBeGreaterThanOrEqual(2710);
+        expect(upFront).toBeLessThan(2710 + 2 * 256);
+        expect(db.visitors.idFor(periodKey(20_001, 5))).toBe(numbers.get('20001/5'));
+        expect(db.visitors.loadedKeys()).toBeGreaterThanOrEqual(upFront + 300);
+        expect(db.visitors.idFor(periodKey(20_001, 999))).toBe(9011); // new in an old period
+        for (const [name, no] of numbers) {
+          const [period, n] = name.split('/').map(Number) as [number, number];
+          expect(db.visitors.idFor(periodKey(period, n))).toBe(no);
+        }
+      });
+      expect(db.visitorUniverse()).toBe(9012);
+    };
+
+    it('keeps recent periods in memory and loads an older one when one of its keys comes up', () => {
+      const numbers = fill(connect());
+      const fresh = connect();
+      check(fresh, numbers);
+      // The first connection sees the number the second one handed out in an old period.
+      const first = open[0] as AnalyticsDatabase;
+      first.write(() => expect(first.visitors.idFor(periodKey(20_001, 999))).toBe(9011));
+    });
+
+    it('describes the blocks of a schema-4 file on open', () => {
+      const writer = connect();
+      const numbers = fill(writer);
+      writer.sqlite.exec('delete from visitor_block_periods; pragma user_version = 4');
+      writer.close();
+      open.splice(0);
+      check(connect(), numbers);
+    });
+  });
 });
