@@ -518,7 +518,7 @@ const KEY_BYTES = 16;
 
 /**
  * Periods (their first day, which starts every key: see VisitorIdentity) more than this many
- * days older than the newest stored one are loaded when a key of theirs first comes up.
+ * days older than the newest stored one are loaded only when a key of such a period comes up.
  */
 const RECENT_PERIOD_DAYS = 8;
 
@@ -530,10 +530,10 @@ const RECENT_PERIOD_DAYS = 8;
  * key), filled on the first write and topped up from the blocks other processes appended to at
  * the start of each write transaction.
  *
- * Under salt rotation every period brings new keys, so the table holds only the keys of recent
- * periods, of period 0 (rotation `never`, caller-given ids) and of older periods one of whose
- * keys has come up since: `visitor_block_periods` records which periods each block holds. The
- * numbering stays exact because a key is only ever looked up once its whole period is loaded.
+ * Under salt rotation every period brings new keys, so the table starts with only the keys of
+ * recent periods and of period 0 (rotation `never`, caller-given ids): `visitor_block_periods`
+ * records which periods each block holds. Live traffic stays in recent periods; the first key
+ * of an older one loads every remaining block before it is looked up, so numbering stays exact.
  */
 export class VisitorDictionary {
   private table = new Uint32Array(0);
@@ -541,10 +541,10 @@ export class VisitorDictionary {
   private size = 0;
   /** The highest number handed out, by any process, as of the last `sync`. */
   private known = 0;
-  /** Keys of periods from this first day on (and of period 0) are all in `table`. */
+  /** Keys of periods from this first day on (and of period 0) are all in `table`; 0: every key. */
   private recentFrom = 0;
-  /** Older periods whose keys are all in `table`. */
-  private readonly loadedPeriods = new Set<number>();
+  /** The last block when `loadRecent` ran: the older blocks it skipped are all before it. */
+  private recentBlock = 0;
   /** The last block's keys, as stored plus this transaction's appends. */
   private tail = Buffer.alloc(BLOCK_KEYS * KEY_BYTES);
   private tailBlock = 0;
@@ -556,7 +556,9 @@ export class VisitorDictionary {
   private readonly lastBlock;
   private readonly newestPeriod;
   private readonly recentBlocks;
-  private readonly periodBlocks;
+  private readonly olderBlocks;
+  private readonly recentBlockCount;
+  private readonly olderBlockCount;
 
   constructor(sqlite: SqliteDatabase.Database) {
     this.blocksFrom = sqlite
@@ -582,12 +584,23 @@ export class VisitorDictionary {
          order by block`,
       )
       .raw();
-    this.periodBlocks = sqlite
+    // The blocks `recentBlocks` leaves out, and counts of both, to size the table once.
+    this.olderBlocks = sqlite
       .prepare(
         `select b.block, b.data from visitor_blocks b join visitor_block_periods m on m.block = b.block
-         where m.first_period <= ? and m.last_period >= ? and b.block < ? order by b.block`,
+         where m.last_period < ? and m.fixed = 0 and b.block < ? order by b.block`,
       )
       .raw();
+    this.recentBlockCount = sqlite
+      .prepare(
+        `select count(*) from visitor_blocks where block >= ?
+           or block in (select block from visitor_block_periods where last_period >= ? or fixed > 0)
+           or block not in (select block from visitor_block_periods)`,
+      )
+      .pluck();
+    this.olderBlockCount = sqlite
+      .prepare('select count(*) from visitor_block_periods where last_period < ? and fixed = 0 and block < ?')
+      .pluck();
   }
 
   isLoaded(): boolean {
@@ -613,7 +626,7 @@ export class VisitorDictionary {
   /** The number for `key`, assigned if new. Call inside a write transaction, after `sync`. */
   idFor(key: Buffer): number {
     const period = key.readUInt32BE(0);
-    if (period !== 0 && period < this.recentFrom && !this.loadedPeriods.has(period)) this.loadPeriod(period);
+    if (period !== 0 && period < this.recentFrom) this.loadOlder();
     let no = this.get(key);
     if (no === 0) {
       no = this.known + 1;
@@ -648,33 +661,39 @@ export class VisitorDictionary {
     const [block, bytes] = (this.lastBlock.get() as [number, number] | undefined) ?? [0, 0];
     const newest = (this.newestPeriod.get() as number | null) ?? 0;
     this.recentFrom = Math.max(1, newest - RECENT_PERIOD_DAYS);
-    this.resize(tableCapacity(0));
+    this.recentBlock = block;
+    this.resize(tableCapacity((this.recentBlockCount.get(block, this.recentFrom) as number) * BLOCK_KEYS));
     this.loadBlocks(this.recentBlocks.iterate(block, this.recentFrom) as Iterable<[number, Buffer]>);
-    // Blocks skipped above hold only older periods: `loadPeriod` reads them when needed.
+    // Blocks skipped above hold only older periods: `loadOlder` reads them when needed.
     this.known = Math.max(this.known, block * BLOCK_KEYS + bytes / KEY_BYTES);
   }
 
-  /** Puts every key of an older period in the table (and the other keys of its blocks). */
-  private loadPeriod(period: number): void {
-    const before = Math.floor(this.known / BLOCK_KEYS);
-    for (const [block, data] of this.periodBlocks.iterate(period, period, before) as Iterable<
-      [number, Buffer]
-    >) {
+  /**
+   * A key of an older period came up (a late event, a backfill): loads every block `loadRecent`
+   * skipped, at once and into a table sized for them, then every key is in memory. Live traffic
+   * rarely gets here; a backfill then costs what loading everything always did.
+   */
+  private loadOlder(): void {
+    const blocks = this.olderBlockCount.get(this.recentFrom, this.recentBlock) as number;
+    if ((this.size + blocks * BLOCK_KEYS) * 4 > (this.mask + 1) * 3) {
+      this.resize(tableCapacity(this.size + blocks * BLOCK_KEYS));
+    }
+    const rows = this.olderBlocks.iterate(this.recentFrom, this.recentBlock) as Iterable<[number, Buffer]>;
+    for (const [block, data] of rows) {
       const words = wordsOf(data);
       const first = block * BLOCK_KEYS;
       for (let i = 0; i < data.length / KEY_BYTES; i++) {
         const at = i * 4;
-        const k0 = words[at] as number;
-        const k1 = words[at + 1] as number;
-        const k2 = words[at + 2] as number;
-        const k3 = words[at + 3] as number;
-        // The block may have been loaded already, as a recent one or for another period.
-        if (this.find(k0, k1, k2, k3) !== 0) continue;
-        if ((this.size + 1) * 4 > (this.mask + 1) * 3) this.resize((this.mask + 1) * 2);
-        this.place(k0, k1, k2, k3, first + i + 1);
+        this.place(
+          words[at] as number,
+          words[at + 1] as number,
+          words[at + 2] as number,
+          words[at + 3] as number,
+          first + i + 1,
+        );
       }
     }
-    this.loadedPeriods.add(period);
+    this.recentFrom = 0;
   }
 
   /** Places the keys of blocks in number order, from `known` on for the block it falls in. */
@@ -727,7 +746,7 @@ export class VisitorDictionary {
     this.size = 0;
     this.known = 0;
     this.recentFrom = 0;
-    this.loadedPeriods.clear();
+    this.recentBlock = 0;
     this.tailBlock = 0;
     this.tailDirty = false;
     this.tail.fill(0);
