@@ -27,6 +27,7 @@ const analytics = openAnalytics({
   settings: slice.settings,
   identityCacheLimit: 2_000_000,
   threadLock: slice.threadLock,
+  bulkImport: true,
 });
 try {
   const input = createReadStream(slice.file, {

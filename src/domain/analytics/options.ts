@@ -46,11 +46,14 @@ export function openAnalytics(options: {
   identityCacheLimit?: number;
   /** Import workers of one process share a write lock (see ThreadLock). */
   threadLock?: SharedArrayBuffer;
+  /** A bulk log import: load every visitor key up front, as logs mostly bring older periods. */
+  bulkImport?: boolean;
 }): AnalyticsService {
   const store = new EmbeddedAnalyticsStore({
     file: analyticsFile(options.dataDir, options.settings),
     synchronous: options.settings.durability,
     ...(options.threadLock ? { threadLock: options.threadLock } : {}),
+    ...(options.bulkImport ? { visitorKeys: 'all' as const } : {}),
     clock: options.clock,
     logger: options.logger,
   });

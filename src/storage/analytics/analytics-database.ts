@@ -66,6 +66,12 @@ export interface AnalyticsDatabaseOptions {
    * workers; see `ThreadLock`), taken around each write transaction.
    */
   threadLock?: SharedArrayBuffer;
+  /**
+   * `recent` (default): load the visitor keys of recent salt periods first, older ones when one
+   * comes up (see VisitorDictionary); `all`: every key before the first write (log imports,
+   * which mostly bring older periods).
+   */
+  visitorKeys?: 'recent' | 'all';
 }
 
 /** A stored chunk: `words` holds `count` records of RECORD_WORDS u32 each. */
@@ -149,7 +155,7 @@ export class AnalyticsDatabase {
     this.agents = new Dictionary(sqlite, 'agents', true);
     this.userAgents = new Dictionary(sqlite, 'user_agents', false, 100_000);
     this.referrers = new Dictionary(sqlite, 'referrers', false, 100_000);
-    this.visitors = new VisitorDictionary(sqlite);
+    this.visitors = new VisitorDictionary(sqlite, options.visitorKeys ?? 'recent');
 
     this.statements = {
       insertChunk: sqlite.prepare(
@@ -559,8 +565,10 @@ export class VisitorDictionary {
   private readonly olderBlocks;
   private readonly recentBlockCount;
   private readonly olderBlockCount;
+  private readonly loadAll: boolean;
 
-  constructor(sqlite: SqliteDatabase.Database) {
+  constructor(sqlite: SqliteDatabase.Database, load: 'recent' | 'all') {
+    this.loadAll = load === 'all';
     this.blocksFrom = sqlite
       .prepare('select block, data from visitor_blocks where block >= ? order by block')
       .raw();
@@ -660,7 +668,8 @@ export class VisitorDictionary {
   private loadRecent(): void {
     const [block, bytes] = (this.lastBlock.get() as [number, number] | undefined) ?? [0, 0];
     const newest = (this.newestPeriod.get() as number | null) ?? 0;
-    this.recentFrom = Math.max(1, newest - RECENT_PERIOD_DAYS);
+    // recentFrom 0: every period counts as recent, so the query below reads every block.
+    this.recentFrom = this.loadAll ? 0 : Math.max(1, newest - RECENT_PERIOD_DAYS);
     this.recentBlock = block;
     this.resize(tableCapacity((this.recentBlockCount.get(block, this.recentFrom) as number) * BLOCK_KEYS));
     this.loadBlocks(this.recentBlocks.iterate(block, this.recentFrom) as Iterable<[number, Buffer]>);

@@ -45,6 +45,8 @@ export interface EmbeddedStoreOptions {
   synchronous?: 'full' | 'normal';
   /** Shared with the other threads of this process writing the same file (import workers). */
   threadLock?: SharedArrayBuffer;
+  /** Which visitor keys to load before the first write (see AnalyticsDatabaseOptions). */
+  visitorKeys?: 'recent' | 'all';
   /** How often the in-memory index is checkpointed to the file; 0 only on close. */
   checkpointIntervalMs?: number;
   /** Most buckets one time series may have. */
@@ -346,6 +348,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
       file: this.options.file,
       ...(this.options.synchronous ? { synchronous: this.options.synchronous } : {}),
       ...(this.options.threadLock ? { threadLock: this.options.threadLock } : {}),
+      ...(this.options.visitorKeys ? { visitorKeys: this.options.visitorKeys } : {}),
     });
     this.opened = db;
     this.tailSeq = db.maxSeq();

@@ -165,6 +165,16 @@ describe('visitor dictionary (keys stored in blocks)', () => {
       first.write(() => expect(first.visitors.idFor(periodKey(20_001, 999))).toBe(9011));
     });
 
+    it('loads every key up front for a bulk import', () => {
+      const numbers = fill(connect());
+      const importer = new AnalyticsDatabase({ file, synchronous: 'normal', visitorKeys: 'all' });
+      open.push(importer);
+      importer.write(() => {
+        expect(importer.visitors.loadedKeys()).toBe(9010);
+        expect(importer.visitors.idFor(periodKey(20_001, 5))).toBe(numbers.get('20001/5'));
+      });
+    });
+
     it('describes the blocks of a schema-4 file on open', () => {
       const writer = connect();
       const numbers = fill(writer);
