@@ -63,6 +63,9 @@ function periodEnd(period: string): number | null {
   return null;
 }
 
+/** The salts one batch of views is keyed with, by period (see `VisitorIdentity.prepare`). */
+export type BatchSalts = ReadonlyMap<string, HmacKey>;
+
 export interface IdentityInput {
   projectId: string;
   timestamp: number;
@@ -111,23 +114,39 @@ export class VisitorIdentity {
     this.lastStart = Number.NaN;
   }
 
-  /** Loads the salts these periods need; call before `key` for a batch. */
-  async prepare(periods: Iterable<string>): Promise<void> {
+  /**
+   * Loads the salts these periods need; call before `key` for a batch. Returns them, for the
+   * batch to pass to `key`: a salt pruned meanwhile (`forget`) then still serves that batch.
+   */
+  async prepare(periods: Iterable<string>): Promise<BatchSalts> {
+    const batch = new Map<string, HmacKey>();
     for (const period of periods) {
-      if (!this.loaded.has(period)) this.loaded.set(period, new HmacKey(await this.salts.salt(period)));
+      let salt = this.loaded.get(period);
+      if (!salt) {
+        salt = new HmacKey(await this.salts.salt(period));
+        this.loaded.set(period, salt);
+      }
+      batch.set(period, salt);
     }
+    return batch;
   }
 
   /** The 16-byte visitor key. Its salt must have been loaded with `prepare`. */
-  key(input: IdentityInput): Buffer {
+  key(input: IdentityInput, salts: BatchSalts = this.loaded): Buffer {
     if (input.visitorId !== undefined) {
-      return this.hmac(EXPLICIT_ID_PERIOD, 0, `${input.projectId}\u0000${input.visitorId}`);
+      return this.hmac(EXPLICIT_ID_PERIOD, 0, `${input.projectId}\u0000${input.visitorId}`, salts);
     }
-    return this.anonymousKey(input.projectId, input.timestamp, input.ip ?? '', input.userAgent);
+    return this.anonymousKey(input.projectId, input.timestamp, input.ip ?? '', input.userAgent, salts);
   }
 
   /** `key` for a view without a caller's visitor id (no input object: called per log line). */
-  anonymousKey(projectId: string, timestamp: number, ip: string, userAgent: string): Buffer {
+  anonymousKey(
+    projectId: string,
+    timestamp: number,
+    ip: string,
+    userAgent: string,
+    salts: BatchSalts = this.loaded,
+  ): Buffer {
     const start = periodStartDay(this.rotation, timestamp);
     if (start !== this.lastStart || projectId !== this.lastProject) {
       this.lastStart = start;
@@ -138,7 +157,7 @@ export class VisitorIdentity {
     }
     const hit = this.lastCache?.get(userAgent, ip);
     if (hit) return hit;
-    const key = this.hmac(this.lastPeriod, start, `${projectId}\u0000${ip}\u0000${userAgent}`);
+    const key = this.hmac(this.lastPeriod, start, `${projectId}\u0000${ip}\u0000${userAgent}`, salts);
     if (this.cached >= this.cacheLimit) {
       this.cache.clear();
       this.cached = 0;
@@ -153,8 +172,8 @@ export class VisitorIdentity {
     return key;
   }
 
-  private hmac(period: string, prefix: number, message: string): Buffer {
-    const salt = this.loaded.get(period);
+  private hmac(period: string, prefix: number, message: string, salts: BatchSalts): Buffer {
+    const salt = salts.get(period);
     if (!salt) throw new Error(`Salt for period ${period} was not prepared`);
     const key = Buffer.allocUnsafe(VISITOR_KEY_BYTES);
     key.writeUInt32BE(prefix, 0);

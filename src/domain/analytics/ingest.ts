@@ -108,7 +108,7 @@ export class Ingestor {
         periods.add(this.identity.periodOf(timestamp));
       }
     }
-    await this.identity.prepare(periods);
+    const salts = await this.identity.prepare(periods);
 
     const prepared: PreparedEvent[] = [];
     for (const { event, timestamp, page } of checked) {
@@ -124,13 +124,11 @@ export class Ingestor {
         path: page.path,
         visitorKey:
           event.visitorId === undefined
-            ? this.identity.anonymousKey(projectId, timestamp, event.ip ?? '', event.userAgent)
-            : this.identity.key({
-                projectId,
-                timestamp,
-                visitorId: event.visitorId,
-                userAgent: event.userAgent,
-              }),
+            ? this.identity.anonymousKey(projectId, timestamp, event.ip ?? '', event.userAgent, salts)
+            : this.identity.key(
+                { projectId, timestamp, visitorId: event.visitorId, userAgent: event.userAgent },
+                salts,
+              ),
         category,
         agent,
         classifierVersion: CLASSIFIER_VERSION,

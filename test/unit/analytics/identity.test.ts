@@ -144,4 +144,15 @@ describe('VisitorIdentity', () => {
       /not prepared/,
     );
   });
+
+  it('keys a prepared batch with its salts even if they are forgotten (pruned) meanwhile', async () => {
+    const id = await identity('daily');
+    const day = t('2025-03-14T08:00:00Z');
+    const batch = await id.prepare([id.periodOf(day)]);
+    const input = { projectId: 'p', timestamp: day, ip: '1.1.1.1', userAgent: UA };
+    const before = id.key(input, batch);
+    id.forget([id.periodOf(day)]);
+    expect(id.key(input, batch).equals(before)).toBe(true);
+    expect(() => id.key({ ...input, ip: '2.2.2.2' })).toThrow(/not prepared/);
+  });
 });
