@@ -688,21 +688,24 @@ export class VisitorDictionary {
       this.resize(tableCapacity(this.size + blocks * BLOCK_KEYS));
     }
     const rows = this.olderBlocks.iterate(this.recentFrom, this.recentBlock) as Iterable<[number, Buffer]>;
-    for (const [block, data] of rows) {
-      const words = wordsOf(data);
-      const first = block * BLOCK_KEYS;
-      for (let i = 0; i < data.length / KEY_BYTES; i++) {
-        const at = i * 4;
-        this.place(
-          words[at] as number,
-          words[at + 1] as number,
-          words[at + 2] as number,
-          words[at + 3] as number,
-          first + i + 1,
-        );
-      }
-    }
+    for (const [block, data] of rows) this.placeBlock(block, data, 0);
     this.recentFrom = 0;
+  }
+
+  /** Places a stored block's keys from its `start`th on (the table must have room). */
+  private placeBlock(block: number, data: Buffer, start: number): void {
+    const words = wordsOf(data);
+    const first = block * BLOCK_KEYS;
+    for (let i = start; i < data.length / KEY_BYTES; i++) {
+      const at = i * 4;
+      this.place(
+        words[at] as number,
+        words[at + 1] as number,
+        words[at + 2] as number,
+        words[at + 3] as number,
+        first + i + 1,
+      );
+    }
   }
 
   /** Places the keys of blocks in number order, from `known` on for the block it falls in. */
@@ -712,21 +715,11 @@ export class VisitorDictionary {
     for (const [block, data] of rows) {
       const first = block * BLOCK_KEYS;
       const count = data.length / KEY_BYTES;
-      const words = wordsOf(data);
       const start = Math.max(0, this.known - first);
       if ((this.size + count - start) * 4 > (this.mask + 1) * 3) {
         this.resize(tableCapacity(this.size + count - start));
       }
-      for (let i = start; i < count; i++) {
-        const at = i * 4;
-        this.place(
-          words[at] as number,
-          words[at + 1] as number,
-          words[at + 2] as number,
-          words[at + 3] as number,
-          first + i + 1,
-        );
-      }
+      this.placeBlock(block, data, start);
       if (first + count > this.known) this.known = first + count;
       last = data;
       lastNo = block;
