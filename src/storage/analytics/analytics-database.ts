@@ -584,31 +584,22 @@ export class VisitorDictionary {
       .prepare('select block, length(data) from visitor_blocks order by block desc limit 1')
       .raw();
     this.newestPeriod = sqlite.prepare('select max(last_period) from visitor_block_periods').pluck();
+    // Each condition serves a select and the count that sizes the table for it, so they agree.
+    // Recent: the last block on, blocks with a recent period or period-0 keys, undescribed blocks.
+    const recent = `block >= ?
+      or block in (select block from visitor_block_periods where last_period >= ? or fixed > 0)
+      or block not in (select block from visitor_block_periods)`;
+    // Older: exactly the blocks before that last block which `recent` leaves out.
+    const older =
+      'block in (select block from visitor_block_periods where last_period < ? and fixed = 0) and block < ?';
     this.recentBlocks = sqlite
-      .prepare(
-        `select block, data from visitor_blocks where block >= ?
-           or block in (select block from visitor_block_periods where last_period >= ? or fixed > 0)
-           or block not in (select block from visitor_block_periods)
-         order by block`,
-      )
+      .prepare(`select block, data from visitor_blocks where ${recent} order by block`)
       .raw();
-    // The blocks `recentBlocks` leaves out, and counts of both, to size the table once.
     this.olderBlocks = sqlite
-      .prepare(
-        `select b.block, b.data from visitor_blocks b join visitor_block_periods m on m.block = b.block
-         where m.last_period < ? and m.fixed = 0 and b.block < ? order by b.block`,
-      )
+      .prepare(`select block, data from visitor_blocks where ${older} order by block`)
       .raw();
-    this.recentBlockCount = sqlite
-      .prepare(
-        `select count(*) from visitor_blocks where block >= ?
-           or block in (select block from visitor_block_periods where last_period >= ? or fixed > 0)
-           or block not in (select block from visitor_block_periods)`,
-      )
-      .pluck();
-    this.olderBlockCount = sqlite
-      .prepare('select count(*) from visitor_block_periods where last_period < ? and fixed = 0 and block < ?')
-      .pluck();
+    this.recentBlockCount = sqlite.prepare(`select count(*) from visitor_blocks where ${recent}`).pluck();
+    this.olderBlockCount = sqlite.prepare(`select count(*) from visitor_blocks where ${older}`).pluck();
   }
 
   isLoaded(): boolean {
