@@ -7,7 +7,9 @@ const entry = new URL('../src/cli/main.ts', import.meta.url);
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
   process.stderr.write(
-    `Docwright needs Node.js 22.12 or newer (24 LTS recommended); this is ${process.version}.\n`,
+    `Docwright needs Node.js 22.12 or newer; this is ${process.version}.\n` +
+      'The project brings its own Node 24: run it through npm (npm ci, then npm start or npx docwright …),\n' +
+      'which puts node_modules/.bin/node first on PATH.\n',
   );
   process.exit(1);
 }
