@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Agent } from '../domain/agent/agent.ts';
-import { isLocalRepository } from '../domain/agent/code-host.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import { type AnalyticsOptions, openAnalytics } from '../domain/analytics/options.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
@@ -10,19 +9,20 @@ import { JobService } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { ProjectService } from '../domain/projects/project-service.ts';
 import { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
+import { ReviewService } from '../domain/review/review-service.ts';
 import { WorkSignal } from '../domain/runner/work-signal.ts';
 import { Worker } from '../domain/runner/worker.ts';
 import { ProjectSettingsService } from '../domain/secrets/project-settings.ts';
 import { SecretBox } from '../domain/secrets/secret-box.ts';
-import type { ReviewJob } from '../http/routes/review.ts';
+import { SessionService } from '../domain/sessions/session-service.ts';
+import type { HttpServices, HttpSettings } from '../http/services.ts';
 import { LocalReview } from '../integrations/codehosts/local-review.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
-import { findJob } from '../storage/queries/jobs.ts';
 import { createLlmAgent } from './llm-agent.ts';
 
 /** Everything a process needs, wired once from the configuration. */
-export interface Services {
+export interface Services extends HttpServices {
   config: Config;
   storage: Storage;
   clock: Clock;
@@ -35,16 +35,13 @@ export interface Services {
   /** Encrypts stored credentials; null when DOCWRIGHT_SECRET_KEY is not set. */
   secretBox: SecretBox | null;
   projectSettings: ProjectSettingsService;
-  /** The local code host's review page: branch diff and merge. */
-  review: LocalReview;
-  /** A job whose changes are reviewed on the local review page, or null. */
-  reviewJob(projectId: string, jobId: string): Promise<ReviewJob | null>;
   analytics: AnalyticsService;
   analyticsOptions: AnalyticsOptions;
-  /** Limits analytics exports per project (ingestion is not limited). */
-  analyticsRateLimiter: RateLimiter;
   close(): Promise<void>;
 }
+
+// A review sign-in lasts a working day.
+const REVIEW_SESSION_TTL_SECONDS = 8 * 3600;
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -71,8 +68,16 @@ export async function openServices(
   const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   const analytics = openAnalytics({ dataDir: config.dataDir, clock, logger, settings: analyticsOptions });
+  const settings: HttpSettings = {
+    publicUrl: config.publicUrl,
+    bodyLimitBytes: config.http.bodyLimitBytes,
+    maxPromptLength: config.http.maxPromptLength,
+    trustedProxies: analyticsOptions.trustedProxies,
+    collectRateLimitPerMinute: analyticsOptions.collectRateLimitPerMinute,
+  };
   return {
     config,
+    settings,
     storage,
     clock,
     workSignal,
@@ -88,16 +93,15 @@ export async function openServices(
     agent: overrides.agent ?? createLlmAgent(config, logger, { secretBox }),
     secretBox,
     projectSettings: new ProjectSettingsService(storage, secretBox),
-    review: new LocalReview({
-      tempDir: path.join(config.dataDir, 'tmp'),
-      author: { name: config.git.authorName, email: config.git.authorEmail },
-      logger,
-    }),
-    reviewJob: async (projectId, jobId) => {
-      const row = await findJob(storage.db, projectId, jobId);
-      if (!row || !isLocalRepository(row.repository)) return null;
-      return { id: row.id, repository: row.repository, branch: row.branch, baseBranch: row.base_branch };
-    },
+    sessions: new SessionService(storage, clock, { ttlSeconds: REVIEW_SESSION_TTL_SECONDS }),
+    review: new ReviewService(
+      storage,
+      new LocalReview({
+        tempDir: path.join(config.dataDir, 'tmp'),
+        author: { name: config.git.authorName, email: config.git.authorEmail },
+        logger,
+      }),
+    ),
     analytics,
     analyticsOptions,
     analyticsRateLimiter: new RateLimiter(

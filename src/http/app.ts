@@ -4,7 +4,6 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import type { Services } from '../app/services.ts';
 import { projectAuthenticator } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
@@ -12,24 +11,41 @@ import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { reviewRoutes } from './routes/review.ts';
-import { Conversation, ErrorBody, Job, JobList } from './schemas.ts';
+import { addSharedSchemas } from './schemas.ts';
+import type { HttpServices } from './services.ts';
 import { installValidators } from './validation.ts';
 
 export interface HttpAppOptions {
-  services: Services;
+  services: HttpServices;
   logger: Logger;
+  /** Told of every route as it is registered (tests enumerate the routes with it). */
+  onRoute?: (route: RegisteredRoute) => void;
 }
 
-export async function buildHttpApp({ services, logger }: HttpAppOptions): Promise<FastifyInstance> {
-  const { config } = services;
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  /** Left out of /openapi.json on purpose. */
+  hidden: boolean;
+}
+
+export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions): Promise<FastifyInstance> {
+  const { settings } = services;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below instead.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: config.http.bodyLimitBytes,
+    bodyLimit: settings.bodyLimitBytes,
     genReqId: () => randomUUID(),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (onRoute) {
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) {
+        onRoute({ method, url: route.url, hidden: Boolean((route.schema as { hide?: boolean })?.hide) });
+      }
+    });
+  }
   // The API speaks JSON only: without this, Fastify would accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('principal', null);
@@ -64,26 +80,26 @@ export async function buildHttpApp({ services, logger }: HttpAppOptions): Promis
         description:
           'Documentation agent jobs and docs analytics. Every request needs `Authorization: Bearer <API key>`; a key belongs to one project.',
       },
-      servers: [{ url: config.publicUrl }],
+      servers: [{ url: settings.publicUrl }],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'dw_…' } },
       },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-  for (const schema of [ErrorBody, Job, JobList, Conversation]) app.addSchema(schema);
+  addSharedSchemas(app);
 
   await app.register(metaRoutes);
   await app.register(reviewRoutes, {
     review: services.review,
-    authenticate: (key) => services.keys.authenticate(key),
-    findJob: (projectId, jobId) => services.reviewJob(projectId, jobId),
-    publicUrl: config.publicUrl,
+    keys: services.keys,
+    sessions: services.sessions,
+    publicUrl: settings.publicUrl,
   });
   await app.register(analyticsCollectRoutes, {
     analytics: services.analytics,
-    trustedProxies: services.analyticsOptions.trustedProxies,
-    rateLimitPerMinute: services.analyticsOptions.collectRateLimitPerMinute,
+    trustedProxies: settings.trustedProxies,
+    rateLimitPerMinute: settings.collectRateLimitPerMinute,
     clock: services.clock,
   });
   await app.register(async (api) => {
@@ -92,7 +108,7 @@ export async function buildHttpApp({ services, logger }: HttpAppOptions): Promis
       jobs: services.jobs,
       projects: services.projects,
       rateLimiter: services.rateLimiter,
-      maxPromptLength: config.http.maxPromptLength,
+      maxPromptLength: settings.maxPromptLength,
     });
     await api.register(analyticsRoutes, {
       analytics: services.analytics,

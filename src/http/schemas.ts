@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { JOB_STATUSES } from '../domain/jobs/job-view.ts';
 
@@ -81,6 +82,31 @@ export const Conversation = Type.Object(
   { $id: 'Conversation' },
 );
 
+export const BranchReview = Type.Object(
+  {
+    branch: Type.String({ description: 'The job branch.' }),
+    baseBranch: Type.String({ description: 'The branch it would be merged into.' }),
+    state: Type.Enum(['open', 'merged', 'missing'], {
+      description: 'missing: nothing pushed yet; merged: everything on the branch is in the base branch.',
+    }),
+    commits: Type.Array(
+      Type.Object({ sha: Type.String(), author: Type.String(), date: Type.String(), subject: Type.String() }),
+    ),
+    files: Type.Array(
+      Type.Object({
+        path: Type.String(),
+        oldPath: Type.Optional(Type.String({ description: 'Set for renames and copies.' })),
+        status: Type.Enum(['added', 'modified', 'deleted', 'renamed', 'copied', 'changed']),
+        additions: Nullable(Type.Integer({ description: 'null for binary files.' })),
+        deletions: Nullable(Type.Integer()),
+      }),
+    ),
+    diff: Type.String({ description: 'Unified diff of the branch against where it left the base branch.' }),
+    diffTruncated: Type.Boolean(),
+  },
+  { $id: 'BranchReview' },
+);
+
 export const ProjectParams = Type.Object({
   projectId: Type.String({ minLength: 1, maxLength: 64, description: 'The project id (see the dashboard).' }),
 });
@@ -130,3 +156,8 @@ export const bodyErrorResponses = {
 
 /** A success response: a shared schema with a description for the API reference. */
 export const ok = (ref: string, description: string) => Type.Ref(ref, { description });
+
+/** Registers the schemas that routes refer to by name (`Type.Ref('Job')`). */
+export function addSharedSchemas(app: FastifyInstance): void {
+  for (const schema of [ErrorBody, Job, JobList, Conversation, BranchReview]) app.addSchema(schema);
+}

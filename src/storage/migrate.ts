@@ -5,10 +5,12 @@ import { type Migration, type MigrationProvider, Migrator } from 'kysely/migrati
 import type { DatabaseConfig } from '../config/config.ts';
 import type { Storage } from './database.ts';
 import * as m0001 from './migrations/0001_initial.ts';
+import * as m0002 from './migrations/0002_sessions.ts';
 
 // Listed explicitly (not read from disk) so migrations ship with the code that needs them.
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_sessions': m0002,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -12,6 +12,7 @@ export interface Database {
   turns: TurnsTable;
   messages: MessagesTable;
   rate_limit_windows: RateLimitWindowsTable;
+  sessions: SessionsTable;
 }
 
 export interface ProjectsTable {
@@ -89,6 +90,20 @@ export interface RateLimitWindowsTable {
   hits: number;
 }
 
+export interface SessionsTable {
+  id: string;
+  /** SHA-256 of the session token, hex. The token itself lives only in the browser's cookie. */
+  token_hash: string;
+  project_id: string | null;
+  /** The API key the session was opened with; revoking the key ends the session. */
+  api_key_id: string | null;
+  user_id: string | null;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
 export type ProjectRow = Selectable<ProjectsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type JobRow = Selectable<JobsTable>;
@@ -96,3 +111,4 @@ export type NewJobRow = Insertable<JobsTable>;
 export type JobUpdate = Updateable<JobsTable>;
 export type TurnRow = Selectable<TurnsTable>;
 export type MessageRow = Selectable<MessagesTable>;
+export type SessionRow = Selectable<SessionsTable>;

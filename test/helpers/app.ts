@@ -7,7 +7,7 @@ import type { Agent } from '../../src/domain/agent/agent.ts';
 import type { AnalyticsOptions } from '../../src/domain/analytics/options.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { ProjectInfo } from '../../src/domain/projects/project-service.ts';
-import { buildHttpApp } from '../../src/http/app.ts';
+import { buildHttpApp, type RegisteredRoute } from '../../src/http/app.ts';
 import { createTestDatabase, type TestDatabase } from './storage.ts';
 
 export interface TestApp {
@@ -18,6 +18,8 @@ export interface TestApp {
   project: ProjectInfo;
   /** An admin key for `project`. */
   key: string;
+  /** Every route the app registered (HEAD routes included). */
+  routes: RegisteredRoute[];
   /** fetch() against the app with the admin key unless `key` is given (null: no header). */
   request(
     method: string,
@@ -56,7 +58,8 @@ export async function startTestApp(
     repository: 'https://example.com/docs.git',
   });
   const { key } = await services.keys.create(project.id, 'test');
-  const app = await buildHttpApp({ services, logger });
+  const routes: RegisteredRoute[] = [];
+  const app = await buildHttpApp({ services, logger, onRoute: (route) => routes.push(route) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
@@ -66,6 +69,7 @@ export async function startTestApp(
     database,
     project,
     key,
+    routes,
     request(method, path, { body, key: keyOverride, headers = {} } = {}) {
       const useKey = keyOverride === undefined ? key : keyOverride;
       return fetch(`${baseUrl}${path}`, {

@@ -2,51 +2,16 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { conflict, notFound } from '../../domain/errors.ts';
+import type {
+  BranchReview,
+  BranchReviewer,
+  MergeResult,
+  ReviewFile,
+  ReviewTarget,
+} from '../../domain/review/branch-review.ts';
 import { GitError, GitRunner, type GitRunOptions } from '../git/git-runner.ts';
 import { KeyedMutex } from '../git/keyed-mutex.ts';
 import { localRepositoryPath } from './local.ts';
-
-export interface ReviewTarget {
-  /** The local repository: an absolute path or a file:// URL. */
-  repository: string;
-  branch: string;
-  baseBranch: string;
-}
-
-export interface ReviewCommit {
-  sha: string;
-  author: string;
-  date: string;
-  subject: string;
-}
-
-export interface ReviewFile {
-  path: string;
-  /** Set for renames and copies. */
-  oldPath?: string;
-  status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'changed';
-  /** null for binary files. */
-  additions: number | null;
-  deletions: number | null;
-}
-
-export interface BranchReview {
-  branch: string;
-  baseBranch: string;
-  /** missing: the branch is not in the repository; merged: everything on it is in the base branch. */
-  state: 'open' | 'merged' | 'missing';
-  commits: ReviewCommit[];
-  files: ReviewFile[];
-  /** Unified diff of the branch against where it left the base branch. */
-  diff: string;
-  diffTruncated: boolean;
-}
-
-export interface MergeResult {
-  sha: string;
-  /** The working tree that had the base branch checked out and was brought up to date, if any. */
-  updatedWorktree: string | null;
-}
 
 export interface LocalReviewOptions {
   /** Where temporary merge worktrees are made (e.g. `<dataDir>/tmp`). */
@@ -74,7 +39,7 @@ const DIFF_FLAGS = ['--no-color', '--no-ext-diff', '--no-textconv', '-M'];
  * merge into the base branch that refuses on conflict. The merge is made in a temporary
  * worktree of the repository, so the person's own checkout is never left half-merged.
  */
-export class LocalReview {
+export class LocalReview implements BranchReviewer {
   private readonly opts: LocalReviewOptions;
   private readonly git: GitRunner;
   private readonly locks = new KeyedMutex();

@@ -4,17 +4,19 @@ import path from 'node:path';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isLocalRepository } from '../../../src/domain/agent/code-host.ts';
-import { systemClock } from '../../../src/domain/clock.ts';
+import type { Clock } from '../../../src/domain/clock.ts';
 import { JobService } from '../../../src/domain/jobs/job-service.ts';
 import { KeyService } from '../../../src/domain/keys/key-service.ts';
 import { ProjectService } from '../../../src/domain/projects/project-service.ts';
+import { ReviewService } from '../../../src/domain/review/review-service.ts';
 import { WorkSignal } from '../../../src/domain/runner/work-signal.ts';
+import { SessionService } from '../../../src/domain/sessions/session-service.ts';
 import { installErrorHandling } from '../../../src/http/errors.ts';
 import { reviewRoutes } from '../../../src/http/routes/review.ts';
+import { addSharedSchemas } from '../../../src/http/schemas.ts';
 import { LocalReview } from '../../../src/integrations/codehosts/local-review.ts';
 import { GitWorkspaces } from '../../../src/integrations/git/workspaces.ts';
-import { findJob } from '../../../src/storage/queries/jobs.ts';
+import type { Storage } from '../../../src/storage/database.ts';
 import { createRepository, git, tempDir, writeFiles } from '../../helpers/git-repos.ts';
 import { openTestStorage } from '../../helpers/storage.ts';
 
@@ -29,6 +31,14 @@ let projects: ProjectService;
 let jobs: JobService;
 let projectId: string;
 let workspaces: GitWorkspaces;
+let keys: KeyService;
+let ingestKey: string;
+let keyId: string;
+let storage: Storage;
+// The sessions' clock, moved forward to test expiry.
+let now = Date.now();
+const clock: Clock = () => new Date(now);
+const TTL_SECONDS = 8 * 3600;
 
 beforeEach(async () => {
   const dir = tempDir();
@@ -36,16 +46,20 @@ beforeEach(async () => {
   cleanups.push(dir.cleanup);
   const db = await openTestStorage();
   cleanups.push(db.cleanup);
-  const { storage } = db;
+  storage = db.storage;
+  now = Date.now();
   repo = path.join(root, 'docs');
   createRepository(repo, { 'guide.md': '# Guide\n\nOld text.\n', 'index.md': '# Home\n' });
 
-  projects = new ProjectService(storage, systemClock);
-  const keys = new KeyService(storage, systemClock);
-  jobs = new JobService({ storage, clock: systemClock, defaultModel: null, workSignal: new WorkSignal() });
+  projects = new ProjectService(storage, clock);
+  keys = new KeyService(storage, clock);
+  jobs = new JobService({ storage, clock, defaultModel: null, workSignal: new WorkSignal() });
   const project = await projects.create({ name: 'Local docs', repository: repo });
   projectId = project.id;
-  key = (await keys.create(project.id, 'review')).key;
+  const created = await keys.create(project.id, 'review');
+  key = created.key;
+  keyId = created.info.id;
+  ingestKey = (await keys.create(project.id, 'docs server', 'ingest')).key;
   const other = await projects.create({ name: 'Other', repository: path.join(root, 'other') });
   otherKey = (await keys.create(other.id, 'other')).key;
   workspaces = new GitWorkspaces({
@@ -56,18 +70,19 @@ beforeEach(async () => {
 
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger });
   installErrorHandling(app);
+  addSharedSchemas(app);
   await app.register(reviewRoutes, {
-    review: new LocalReview({
-      tempDir: path.join(root, 'data', 'tmp'),
-      author: { name: 'Docwright', email: 'bot@docwright.test' },
-      logger,
-    }),
-    authenticate: (candidate) => keys.authenticate(candidate),
-    findJob: async (pid, jobId) => {
-      const row = await findJob(storage.db, pid, jobId);
-      if (!row || !isLocalRepository(row.repository)) return null;
-      return { id: row.id, repository: row.repository, branch: row.branch, baseBranch: row.base_branch };
-    },
+    review: new ReviewService(
+      storage,
+      new LocalReview({
+        tempDir: path.join(root, 'data', 'tmp'),
+        author: { name: 'Docwright', email: 'bot@docwright.test' },
+        logger,
+      }),
+    ),
+    keys,
+    sessions: new SessionService(storage, clock, { ttlSeconds: TTL_SECONDS }),
+    publicUrl: 'http://docs.internal:8080',
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => app.close());
@@ -97,8 +112,9 @@ async function jobWithChange(files: Record<string, string>, message: string) {
   return job;
 }
 
+/** A browser's GET (asks for HTML) unless the headers say otherwise. */
 function get(url: string, headers: Record<string, string> = {}) {
-  return fetch(`${baseUrl}${url}`, { headers, redirect: 'manual' });
+  return fetch(`${baseUrl}${url}`, { headers: { accept: 'text/html', ...headers }, redirect: 'manual' });
 }
 function post(url: string, headers: Record<string, string> = {}, body?: string) {
   return fetch(`${baseUrl}${url}`, {
@@ -111,15 +127,17 @@ function post(url: string, headers: Record<string, string> = {}, body?: string) 
     redirect: 'manual',
   });
 }
-async function signIn(jobId: string): Promise<string> {
+async function signIn(jobId: string, withKey = key): Promise<string> {
   const res = await post(
     `/review/${jobId}/sign-in`,
     { 'sec-fetch-site': 'same-origin' },
-    `key=${encodeURIComponent(key)}`,
+    `key=${encodeURIComponent(withKey)}`,
   );
   expect(res.status).toBe(303);
   const cookie = res.headers.get('set-cookie') ?? '';
-  expect(cookie).toMatch(/^docwright_review=[^;]+; Path=\/review; HttpOnly; SameSite=Strict; Max-Age=28800$/);
+  expect(cookie).toMatch(
+    /^docwright_session=dws_[\w-]{43}; Path=\/review; HttpOnly; SameSite=Strict; Max-Age=28800$/,
+  );
   return cookie.split(';')[0] ?? '';
 }
 
@@ -159,7 +177,7 @@ describe('local review page', () => {
 
   it('answers scripts with JSON when the key comes as a Bearer header', async () => {
     const job = await jobWithChange({ 'guide.md': 'changed\n' }, 'Change');
-    const res = await get(`/review/${job.id}`, { authorization: `Bearer ${key}` });
+    const res = await get(`/review/${job.id}`, { authorization: `Bearer ${key}`, accept: '*/*' });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { state: string; files: { path: string }[]; commits: unknown[] };
     expect(body).toMatchObject({ state: 'open', files: [{ path: 'guide.md' }] });
@@ -222,5 +240,69 @@ describe('local review page', () => {
     const missing = await get('/review/job_unknown', { cookie });
     expect(missing.status).toBe(404);
     expect((await get('/review/..%2Fetc', { cookie })).status).toBe(400);
+  });
+
+  it('refuses an ingestion key by header, by the sign-in form and for merges, and merges nothing', async () => {
+    const job = await jobWithChange({ 'guide.md': '# Guide\n\nIngest must not merge this.\n' }, 'Edit');
+    const before = git(repo, 'rev-parse', 'main').trim();
+    const bearer = { authorization: `Bearer ${ingestKey}`, accept: 'application/json' };
+
+    const read = await get(`/review/${job.id}`, bearer);
+    expect(read.status).toBe(403);
+    expect(((await read.json()) as { error: string }).error).toContain('scope "ingest"');
+    expect((await post(`/review/${job.id}/merge`, bearer)).status).toBe(403);
+
+    const form = await post(
+      `/review/${job.id}/sign-in`,
+      { 'sec-fetch-site': 'same-origin' },
+      `key=${encodeURIComponent(ingestKey)}`,
+    );
+    expect(form.status).toBe(403);
+    expect(await form.text()).toContain('reviewing needs an admin key');
+    expect(form.headers.get('set-cookie')).toBeNull();
+    expect(git(repo, 'rev-parse', 'main').trim()).toBe(before);
+  });
+
+  it('keeps a random session token in the cookie, never the key, and stores only its hash', async () => {
+    const job = await jobWithChange({ 'guide.md': 'changed\n' }, 'Change');
+    const cookie = await signIn(job.id);
+    const token = cookie.slice('docwright_session='.length);
+    expect(token).not.toContain(key);
+    expect(token).not.toContain(key.slice(3, 20));
+    const rows = await storage.db.selectFrom('sessions').selectAll().execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(rows[0]).toMatchObject({ project_id: projectId, api_key_id: keyId, revoked_at: null });
+    // Two sign-ins are two sessions with different tokens.
+    expect(await signIn(job.id)).not.toBe(cookie);
+  });
+
+  it('ends the session on sign-out, on key revocation and on expiry', async () => {
+    const job = await jobWithChange({ 'guide.md': 'changed\n' }, 'Change');
+    const signedIn = async (cookie: string) => (await get(`/review/${job.id}`, { cookie })).status;
+
+    const first = await signIn(job.id);
+    expect(await signedIn(first)).toBe(200);
+    const page = await (await get(`/review/${job.id}`, { cookie: first })).text();
+    expect(page).toContain('action="/review/sign-out"');
+    const forged = await post('/review/sign-out', { cookie: first, 'sec-fetch-site': 'cross-site' });
+    expect(forged.status).toBe(403);
+    expect(await signedIn(first)).toBe(200);
+    const out = await post('/review/sign-out', { cookie: first, 'sec-fetch-site': 'same-origin' });
+    expect(out.status).toBe(200);
+    expect(out.headers.get('set-cookie')).toMatch(/^docwright_session=; Path=\/review;.*Max-Age=0/);
+    expect(await signedIn(first)).toBe(401);
+
+    const second = await signIn(job.id);
+    now += (TTL_SECONDS - 60) * 1000;
+    expect(await signedIn(second)).toBe(200);
+    now += 120 * 1000;
+    expect(await signedIn(second)).toBe(401);
+
+    const third = await signIn(job.id);
+    expect(await signedIn(third)).toBe(200);
+    await keys.revoke(keyId);
+    expect(await signedIn(third)).toBe(401);
   });
 });
