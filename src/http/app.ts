@@ -13,7 +13,7 @@ import { metaRoutes } from './routes/meta.ts';
 import { reviewRoutes } from './routes/review.ts';
 import { addSharedSchemas } from './schemas.ts';
 import type { HttpServices } from './services.ts';
-import { installValidators } from './validation.ts';
+import { installJsonParser, installValidators, refuseUnknownFields } from './validation.ts';
 
 export interface HttpAppOptions {
   services: HttpServices;
@@ -39,6 +39,8 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
     genReqId: () => randomUUID(),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Before swagger registers its own hook, so the document shows the closed schemas.
+  app.addHook('onRoute', refuseUnknownFields);
   if (onRoute) {
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {
@@ -48,6 +50,7 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
   }
   // The API speaks JSON only: without this, Fastify would accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
+  installJsonParser(app);
   app.decorateRequest('principal', null);
   // Callback-style hooks: cheaper than async ones on every request.
   app.addHook('onRequest', (request, reply, done) => {

@@ -20,6 +20,13 @@ const FASTIFY_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Request body is not valid JSON' },
 };
 
+const PART_NAMES: Record<string, string> = {
+  body: 'request body',
+  querystring: 'query parameters',
+  params: 'path parameters',
+  headers: 'headers',
+};
+
 interface ValidationIssue {
   keyword: string;
   instancePath: string;
@@ -40,7 +47,7 @@ export function installErrorHandling(app: FastifyInstance): void {
         message: describeIssue(context, issue),
       }));
       return reply.code(400).send({
-        error: `Invalid ${context === 'body' ? 'request body' : context}: ${details.map((d) => d.message).join('; ')}`,
+        error: `Invalid ${PART_NAMES[context] ?? context}: ${details.map((d) => d.message).join('; ')}`,
         details,
         requestId: request.id,
       });
@@ -72,6 +79,8 @@ function describeIssue(context: string, issue: ValidationIssue): string {
   const field = path || (context === 'body' ? 'body' : context);
   const params = issue.params;
   switch (issue.keyword) {
+    case 'additionalProperties':
+      return `unknown ${context === 'body' ? 'field' : 'parameter'} "${path ? `${path}.` : ''}${String(params.additionalProperty)}"`;
     case 'required':
       return `${path ? `${path}.` : ''}${String(params.missingProperty)} is required`;
     case 'type':
@@ -83,7 +92,9 @@ function describeIssue(context: string, issue: ValidationIssue): string {
     case 'maxLength':
       return `${field} must be at most ${params.limit} characters`;
     case 'pattern':
-      return params.pattern === '\\S' ? `${field} must not be blank` : `${field} has an invalid format`;
+      return params.pattern === '\\S'
+        ? `${field} must not be empty or only whitespace`
+        : `${field} has an invalid format`;
     case 'enum':
       return `${field} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'minimum':

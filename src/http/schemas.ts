@@ -120,10 +120,11 @@ export const JobParams = Type.Object({
 export const promptBody = (maxPromptLength: number) =>
   Type.Object({
     prompt: Type.String({
-      minLength: 1,
-      maxLength: maxPromptLength,
+      // Not empty and not only whitespace: one pattern, so one message.
       pattern: '\\S',
+      maxLength: maxPromptLength,
       description: `What the agent should do, in natural language (at most ${maxPromptLength} characters).`,
+      examples: ['Add a guide about rate limits and link it in the navigation'],
     }),
   });
 

@@ -153,8 +153,15 @@ describe(`agent job API on ${testBackend}`, () => {
   describe('bad bodies answer 400/413/415 and store nothing', () => {
     const cases: [string, unknown, RegExp][] = [
       ['missing prompt', {}, /prompt is required/],
-      ['empty prompt', { prompt: '' }, /prompt must not be empty/],
-      ['whitespace-only prompt', { prompt: ' \n\t ' }, /prompt must not be blank/],
+      // One message, said once (not "must not be empty; must not be blank").
+      ['empty prompt', { prompt: '' }, /^Invalid request body: prompt must not be empty or only whitespace$/],
+      [
+        'whitespace-only prompt',
+        { prompt: ' \n\t ' },
+        /^Invalid request body: prompt must not be empty or only whitespace$/,
+      ],
+      ['an unknown field', { prompt: 'x', model: 'openai:gpt-5' }, /unknown field "model"/],
+      ['a misspelt field', { promt: 'x' }, /prompt is required; unknown field "promt"/],
       ['non-string prompt', { prompt: 42 }, /prompt must be a string/],
       ['array body', [{ prompt: 'x' }], /body must be a JSON object/],
       ['malformed JSON', '{"prompt": "x"', /not valid JSON/],
@@ -174,6 +181,42 @@ describe(`agent job API on ${testBackend}`, () => {
         expect(list.jobs).toHaveLength(1);
       });
     }
+
+    it('an empty body with Content-Type: application/json is an empty object', async () => {
+      t = await startTestApp();
+      const job = await createJob();
+      const empty = { headers: { 'content-type': 'application/json' }, body: '' };
+      const archived = await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/archive`, empty);
+      expect(archived.status).toBe(200);
+      expect(((await archived.json()) as { status: string }).status).toBe('archived');
+      // Where a body is needed, the empty object says what is missing.
+      await expectError(
+        await t.request('POST', `/v2/agent/${t.project.id}/job`, empty),
+        400,
+        /prompt is required/,
+      );
+    });
+
+    it('a body or query parameter a route does not take is refused, naming it', async () => {
+      t = await startTestApp();
+      const job = await createJob();
+      await expectError(
+        await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/archive`, { body: { force: true } }),
+        400,
+        /takes no request body; unknown field "force"/,
+      );
+      expect((await t.services.jobs.get(t.project.id, job.id)).status).toBe('active');
+      await expectError(
+        await t.request('GET', `/v2/agent/${t.project.id}/jobs?stauts=failed`),
+        400,
+        /unknown parameter "stauts"/,
+      );
+      await expectError(
+        await t.request('GET', `/v2/agent/${t.project.id}/job/${job.id}?verbose=1`),
+        400,
+        /unknown parameter "verbose"/,
+      );
+    });
 
     it('a prompt over the configured maximum', async () => {
       t = await startTestApp({ env: { DOCWRIGHT_MAX_PROMPT_LENGTH: '50' } });

@@ -205,8 +205,28 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
 
   it('documents every JSON route in /openapi.json; only pages, assets and form posts are left out', async () => {
     const document = (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, unknown>>;
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>
+      >;
     };
+    // Request bodies are closed: an unknown field is an error, and the document says so.
+    const open: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as Record<string, unknown>;
+      if (schema.type === 'object' && schema.properties && schema.additionalProperties !== false)
+        open.push(where);
+      for (const [key, child] of Object.entries(schema)) walk(child, `${where}.${key}`);
+    };
+    for (const [url, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [type, content] of Object.entries(operation.requestBody?.content ?? {})) {
+          walk(content.schema, `${method} ${url} ${type}`);
+        }
+      }
+    }
+    expect(open).toEqual([]);
     const documented = Object.entries(document.paths).flatMap(([url, operations]) =>
       Object.keys(operations).map((method) => `${method.toUpperCase()} ${url.replace(/\{(\w+)\}/g, ':$1')}`),
     );

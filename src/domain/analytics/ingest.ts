@@ -200,10 +200,26 @@ function cachedPage(path: string): PagePath | null {
   return page;
 }
 
+const EVENT_FIELDS = new Set([
+  'timestamp',
+  'path',
+  'userAgent',
+  'ip',
+  'visitorId',
+  'accept',
+  'referrer',
+  'status',
+  'id',
+]);
+
 /** Validates one event; returns the reason it is rejected, or the event and its time. */
 function check(raw: unknown, latest: number, maxId: number, index: number): string | Checked {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'event must be a JSON object';
   const e = raw as Record<string, unknown>;
+  // A misspelt field (useragent, visitor_id) must not pass as an event without it.
+  for (const field in e) {
+    if (!EVENT_FIELDS.has(field)) return `unknown field "${field}"`;
+  }
 
   let timestamp: number | null = null;
   if (typeof e.timestamp === 'string') timestamp = parseDateTime(e.timestamp);

@@ -173,14 +173,17 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ReviewRoutesOptions> = asyn
     },
   );
 
-  app.post<{ Params: { jobId: string }; Body: { key?: string } | undefined }>(
+  app.post(
     '/review/:jobId/sign-in',
-    { schema: { hide: true, params: JobIdParams } },
+    {
+      // The sign-in form's one field; a post without it gets the form again, not a JSON error.
+      schema: { hide: true, params: JobIdParams, body: Type.Object({ key: Type.Optional(Type.String()) }) },
+    },
     async (request, reply) => {
       const { jobId } = request.params;
       if (!sameSite(request, publicUrl))
         return sendHtml(reply, 403, messagePage('Refused', 'Sign in from this site.'));
-      const key = typeof request.body?.key === 'string' ? request.body.key.trim() : '';
+      const key = request.body.key?.trim() ?? '';
       let principal: Principal;
       try {
         principal = await keys.authenticate(key);

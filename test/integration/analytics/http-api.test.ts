@@ -201,7 +201,34 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
     expect((await errorBody(res)).error).toMatch(/events/);
     const bad = await t.request('POST', `/v1/analytics/${t.project.id}/events`, { body: { nope: [] } });
     expect(bad.status).toBe(400);
-    expect((await errorBody(bad)).details).toEqual([{ message: 'events is required' }]);
+    expect((await errorBody(bad)).details).toEqual([
+      { message: 'events is required' },
+      { message: 'unknown field "nope"' },
+    ]);
+  });
+
+  it('refuses unknown fields in settings, batches and events, and unknown query parameters', async () => {
+    const settings = await t.request('PATCH', `/v1/analytics/${t.project.id}/settings`, {
+      body: { bogus: 1 },
+    });
+    expect(settings.status).toBe(400);
+    expect((await errorBody(settings)).error).toBe('Invalid request body: unknown field "bogus"');
+    const batch = await t.request('POST', `/v1/analytics/${t.project.id}/events`, {
+      body: { events: [views[0]], dryRun: true },
+    });
+    expect(batch.status).toBe(400);
+    expect((await errorBody(batch)).error).toMatch(/unknown field "dryRun"/);
+    // One misspelt event is rejected with its reason; the rest of the batch goes in.
+    const res = await ingest([views[0], { ...views[1], useragent: CHROME }]);
+    expect(res.status).toBe(202);
+    expect(await res.json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [{ index: 1, reason: 'unknown field "useragent"' }],
+    });
+    const typo = await get('/visitors?datefrom=2025-03-01');
+    expect(typo.status).toBe(400);
+    expect((await errorBody(typo)).error).toBe('Invalid query parameters: unknown parameter "datefrom"');
   });
 });
 
