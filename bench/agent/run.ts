@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { createLlmAgent } from '../../src/app/llm-agent.ts';
+import { createDocumentationAgent } from '../../src/app/create-agent.ts';
 import { createWorker, openServices } from '../../src/app/services.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
@@ -120,7 +120,7 @@ const agentLog = pino(
   pino.destination({ dest: 2, sync: true }),
 );
 const services = await openServices(config, silent, {
-  agent: createLlmAgent(config, agentLog, { secretBox: null }),
+  agent: createDocumentationAgent(config, agentLog, { secretBox: null }),
 });
 const app = await buildHttpApp({ services, logger: silent });
 await app.listen({ host: '127.0.0.1', port: 0 });

@@ -8,18 +8,18 @@ import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobService } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { ProjectService } from '../domain/projects/project-service.ts';
+import { ProjectSettingsService } from '../domain/projects/project-settings.ts';
 import { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
 import { ReviewService } from '../domain/review/review-service.ts';
 import { WorkSignal } from '../domain/runner/work-signal.ts';
 import { Worker } from '../domain/runner/worker.ts';
-import { ProjectSettingsService } from '../domain/secrets/project-settings.ts';
 import { SecretBox } from '../domain/secrets/secret-box.ts';
 import { SessionService } from '../domain/sessions/session-service.ts';
 import type { HttpServices, HttpSettings } from '../http/services.ts';
 import { LocalReview } from '../integrations/codehosts/local-review.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
-import { createLlmAgent } from './llm-agent.ts';
+import { createDocumentationAgent } from './create-agent.ts';
 
 /** Everything a process needs, wired once from the configuration. */
 export interface Services extends HttpServices {
@@ -90,7 +90,7 @@ export async function openServices(
       config.http.rateLimitPerWindow,
       config.http.rateLimitWindowSeconds,
     ),
-    agent: overrides.agent ?? createLlmAgent(config, logger, { secretBox }),
+    agent: overrides.agent ?? createDocumentationAgent(config, logger, { secretBox }),
     secretBox,
     projectSettings: new ProjectSettingsService(storage, secretBox),
     sessions: new SessionService(storage, clock, { ttlSeconds: REVIEW_SESSION_TTL_SECONDS }),
@@ -125,5 +125,6 @@ export function createWorker(services: Services, logger: Logger): Worker {
     logger,
     workSignal: services.workSignal,
     settings: services.config.worker,
+    defaultModel: services.config.model,
   });
 }

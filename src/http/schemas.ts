@@ -27,7 +27,10 @@ export const Job = Type.Object(
       ref: Type.String({ description: 'The branch the agent works on.' }),
     }),
     model: Nullable(
-      Type.String({ description: 'provider:model-id running the job; null if none is configured.' }),
+      Type.String({
+        description:
+          "provider:model-id of the job's latest turn (resolved when it starts: the project's model, else the server's default); null if none is configured.",
+      }),
     ),
     prLink: Nullable(Type.String({ description: 'The pull request, once one exists.' })),
     createdAt: Timestamp('When the job was created (UTC).'),
@@ -59,6 +62,11 @@ export const Conversation = Type.Object(
         turn: Type.Integer({ description: '1 for the first prompt, then one more per follow-up.' }),
         status: Type.Enum(['pending', 'running', 'succeeded', 'failed', 'cancelled']),
         prompt: Type.String(),
+        model: Nullable(
+          Type.String({
+            description: 'provider:model-id the turn ran on; null until it starts or with none configured.',
+          }),
+        ),
         attempts: Type.Integer(),
         summary: Nullable(Type.String()),
         error: Nullable(Type.String()),

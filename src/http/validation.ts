@@ -42,7 +42,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * schema refuses a JSON body with fields. Run from an onRoute hook, before the schemas compile.
  */
 export function refuseUnknownFields(route: RouteOptions): void {
-  const schema = (route.schema ??= {}) as { body?: unknown; querystring?: unknown; hide?: boolean };
+  route.schema ??= {};
+  const schema = route.schema as { body?: unknown; querystring?: unknown };
   if (schema.body !== undefined) closeObjects(schema.body);
   if (schema.querystring !== undefined) closeObjects(schema.querystring);
   else if (/^\/(v1|v2|review)\//.test(route.url)) {

@@ -62,6 +62,8 @@ export interface TurnsTable {
   job_id: string;
   seq: number;
   prompt: string;
+  /** provider:model-id resolved when the turn last started; null before. */
+  model: string | null;
   status: string;
   attempts: number;
   error: string | null;

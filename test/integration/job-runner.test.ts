@@ -213,6 +213,7 @@ describe(`job runner on ${testBackend}`, () => {
       clock: t.services.clock,
       logger: pino({ level: 'silent' }),
       workSignal: t.services.workSignal,
+      defaultModel: null,
       settings: t.services.config.worker,
     });
     worker.start();

@@ -1,12 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChildHandle, DOCWRIGHT_BIN, startChild } from '../helpers/processes.ts';
+import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../helpers/scripted-openai-server.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/storage.ts';
 
 describe(`quick start (docwright serve) on ${testBackend}`, () => {
   let database: TestDatabase;
   let server: ChildHandle | null = null;
+  let model: ScriptedOpenAIServer | null = null;
   afterEach(async () => {
+    await model?.close();
+    model = null;
     if (server?.child.exitCode === null) {
       server.child.kill('SIGTERM');
       await server.exited;
@@ -14,10 +18,16 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     await database.drop();
   });
 
-  const serve = async () => {
+  const serve = async (env: Record<string, string> = {}) => {
     server = await startChild(
       [DOCWRIGHT_BIN, 'serve'],
-      { ...database.env, DOCWRIGHT_PORT: '0', DOCWRIGHT_LOG_LEVEL: 'warn', DOCWRIGHT_POLL_INTERVAL_MS: '50' },
+      {
+        ...database.env,
+        DOCWRIGHT_PORT: '0',
+        DOCWRIGHT_LOG_LEVEL: 'warn',
+        DOCWRIGHT_POLL_INTERVAL_MS: '50',
+        ...env,
+      },
       /^Storage: /m,
     );
     const out = server.stdout();
@@ -70,5 +80,70 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     expect(second.projectId).toBe(first.projectId);
     expect(second.key).toBeNull();
     expect(second.out).not.toContain(first.key ?? 'never');
+  });
+
+  it('runs the first job once a model is configured: restart with one, send a follow-up', async () => {
+    database = createTestDatabase();
+    const first = await serve();
+    const headers = { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' };
+    const jobUrl = (id: string) => `${first.baseUrl}/v2/agent/${first.projectId}/job/${id}`;
+    const created = await fetch(`${first.baseUrl}/v2/agent/${first.projectId}/job`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Add a page about rate limits' }),
+    });
+    const job = (await created.json()) as { id: string; model: string | null };
+    expect(job.model).toBeNull();
+    const poll = async (baseUrl: string, status: string) => {
+      let polled: { status: string; model: string | null; prLink: string | null } | null = null;
+      await expect
+        .poll(
+          async () => {
+            const response = await fetch(jobUrl(job.id).replace(first.baseUrl, baseUrl), { headers });
+            polled = (await response.json()) as NonNullable<typeof polled>;
+            return polled.status;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe(status);
+      return polled as unknown as { status: string; model: string | null; prLink: string | null };
+    };
+    expect((await poll(first.baseUrl, 'failed')).model).toBeNull();
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+
+    // The model's side of the follow-up: write a page, then finish.
+    model = await startScriptedOpenAIServer([
+      {
+        toolCalls: [
+          {
+            name: 'write_file',
+            arguments: { path: 'rate-limits.md', content: '# Rate limits\n\n100 a minute.\n' },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'Added rate-limits.md.' } }] },
+    ]);
+    const second = await serve({
+      DOCWRIGHT_MODEL: 'openai-compatible:test-model',
+      DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.baseUrl,
+    });
+    const followUp = await fetch(`${jobUrl(job.id).replace(first.baseUrl, second.baseUrl)}/message`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Try again now that a model is configured' }),
+    });
+    expect(followUp.status).toBe(200);
+    const done = await poll(second.baseUrl, 'completed');
+    expect(done.model).toBe('openai-compatible:test-model');
+    // (Its host is DOCWRIGHT_PUBLIC_URL's, which a server on port 0 cannot know beforehand.)
+    expect(done.prLink).toMatch(new RegExp(`/review/${job.id}$`));
+    const conversation = (await (
+      await fetch(`${jobUrl(job.id).replace(first.baseUrl, second.baseUrl)}/messages`, { headers })
+    ).json()) as { turns: { turn: number; status: string; model: string | null }[] };
+    expect(conversation.turns.map(({ turn, status, model }) => ({ turn, status, model }))).toEqual([
+      { turn: 1, status: 'failed', model: null },
+      { turn: 2, status: 'succeeded', model: 'openai-compatible:test-model' },
+    ]);
   });
 });

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openServices, type Services } from '../../src/app/services.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import type { ProjectRow } from '../../src/storage/schema.ts';
+import type { Project } from '../../src/domain/projects/project.ts';
 import { type ChildHandle, startWorkerProcess } from '../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/storage.ts';
 
@@ -19,7 +19,7 @@ interface Execution {
 describe(`worker processes on ${testBackend}`, () => {
   let database: TestDatabase;
   let services: Services;
-  let project: ProjectRow;
+  let project: Project;
   let log: string;
   const children: ChildHandle[] = [];
 

@@ -1,5 +1,7 @@
-import type { ProjectRow } from '../../storage/schema.ts';
-import type { ConversationMessage } from '../jobs/conversation.ts';
+import type { AgentMessage, ConversationMessage, TokenUsage } from '../jobs/conversation.ts';
+import type { Project } from '../projects/project.ts';
+
+export type { AgentMessage, TokenUsage };
 
 /**
  * The one seam between the job runner and whatever carries out a turn. The runner hands
@@ -12,7 +14,7 @@ export interface Agent {
 
 export interface AgentTurnInput {
   job: AgentJob;
-  project: ProjectRow;
+  project: Project;
   turn: { id: string; seq: number; prompt: string; attempt: number };
   /** Every stored message of earlier turns, oldest first. */
   history: ConversationMessage[];
@@ -25,20 +27,10 @@ export interface AgentJob {
   repository: string;
   branch: string;
   baseBranch: string;
+  /** The model this turn runs on: the project's, else the configured default; null when neither is set. */
   model: string | null;
   prLink: string | null;
 }
-
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
-
-/** What the agent said and did during the turn, in order. */
-export type AgentMessage =
-  | { role: 'assistant'; text: string }
-  | { role: 'tool'; tool: { name: string; input: unknown; output: string } }
-  | { role: 'note'; text: string };
 
 export type AgentTurnResult =
   | {

@@ -1,7 +1,20 @@
 import type { MessageRow, TurnRow } from '../../storage/schema.ts';
-import type { AgentMessage, TokenUsage } from '../agent/agent.ts';
 
 export type MessageRole = 'user' | 'assistant' | 'tool' | 'note';
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What the agent said and did during a turn, in order. */
+export type AgentMessage =
+  | { role: 'assistant'; text: string }
+  | { role: 'tool'; tool: { name: string; input: unknown; output: string } }
+  | { role: 'note'; text: string };
+
+/** A message as stored (`messages.content`): the prompt, or one of the agent's. */
+export type StoredMessage = { role: 'user'; text: string } | AgentMessage;
 
 /** One entry of a job's conversation as the API shows it. */
 export interface ConversationMessage {
@@ -17,6 +30,8 @@ export interface TurnView {
   turn: number;
   status: string;
   prompt: string;
+  /** provider:model-id the turn ran on (resolved when it started); null before it starts. */
+  model: string | null;
   attempts: number;
   summary: string | null;
   error: string | null;
@@ -25,8 +40,6 @@ export interface TurnView {
   startedAt: string | null;
   finishedAt: string | null;
 }
-
-export type StoredMessage = { role: 'user'; text: string } | AgentMessage;
 
 export function toConversationMessage(row: MessageRow, turnSeq: number): ConversationMessage {
   const content = JSON.parse(row.content) as StoredMessage;
@@ -45,6 +58,7 @@ export function toTurnView(row: TurnRow): TurnView {
     turn: row.seq,
     status: row.status,
     prompt: row.prompt,
+    model: row.model,
     attempts: row.attempts,
     summary: row.summary,
     error: row.error,

@@ -1,28 +1,17 @@
 import type { Storage } from '../../storage/database.ts';
 import type { Executor } from '../../storage/queries/executor.ts';
-import {
-  findJob,
-  insertJob,
-  type JobPageQuery,
-  listJobs,
-  updateJobIfStatus,
-} from '../../storage/queries/jobs.ts';
-import { insertMessages, listMessages, nextMessageSeq } from '../../storage/queries/messages.ts';
-import { cancelOpenTurns, insertTurn, listTurns, nextTurnSeq } from '../../storage/queries/turns.ts';
-import type { JobRow, ProjectRow } from '../../storage/schema.ts';
+import { findJob, type JobPageQuery, listJobs, updateJobIfStatus } from '../../storage/queries/jobs.ts';
+import { cancelOpenTurns } from '../../storage/queries/turns.ts';
+import type { JobRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
-import { conflict, invalid, notFound } from '../errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { projectSettings } from '../projects/project-service.ts';
+import { type Project, projectModel } from '../projects/project.ts';
 import type { WorkSignal } from '../runner/work-signal.ts';
-import {
-  type ConversationMessage,
-  type StoredMessage,
-  type TurnView,
-  toConversationMessage,
-  toTurnView,
-} from './conversation.ts';
+import { type ConversationMessage, type TurnView, toTurnView } from './conversation.ts';
 import { type JobStatus, type JobView, toJobView } from './job-view.ts';
+import { loadConversation } from './lifecycle/load-conversation.ts';
+import { queueTurn } from './lifecycle/queue-turn.ts';
 
 export interface JobPage {
   jobs: JobView[];
@@ -47,7 +36,7 @@ export class JobService {
     this.deps = deps;
   }
 
-  async create(project: ProjectRow, prompt: string): Promise<JobView> {
+  async create(project: Project, prompt: string): Promise<JobView> {
     const now = iso(this.deps.clock());
     const id = newId('job');
     const row: JobRow = {
@@ -56,8 +45,9 @@ export class JobService {
       status: 'active',
       repository: project.repository,
       branch: branchName(id, prompt),
-      base_branch: project.base_branch,
-      model: projectSettings(project).model ?? this.deps.defaultModel,
+      base_branch: project.baseBranch,
+      // The model it would run on now; each turn resolves it again when it starts.
+      model: projectModel(project) ?? this.deps.defaultModel,
       pr_link: null,
       failure_reason: null,
       created_at: now,
@@ -66,12 +56,9 @@ export class JobService {
       lease_owner: null,
       lease_expires_at: null,
     };
-    await this.deps.storage.db.transaction().execute(async (tx) => {
-      await insertJob(tx, row);
-      await this.queueTurn(tx, id, 1, prompt, now);
-    });
+    const job = await queueTurn(this.deps.storage, { newJob: row }, prompt, now);
     this.deps.workSignal.notify();
-    return toJobView(row);
+    return toJobView(job);
   }
 
   async get(projectId: string, jobId: string): Promise<JobView> {
@@ -99,18 +86,7 @@ export class JobService {
 
   /** A follow-up prompt: queued behind a running turn, or re-opens a finished job. */
   async message(projectId: string, jobId: string, prompt: string): Promise<JobView> {
-    const now = iso(this.deps.clock());
-    const job = await this.deps.storage.db.transaction().execute(async (tx) => {
-      const existing = await this.find(tx, projectId, jobId);
-      const updated = await updateJobIfStatus(tx, existing.id, ['active', 'completed', 'failed'], {
-        status: 'active',
-        failure_reason: null,
-        updated_at: now,
-      });
-      if (!updated) throw conflict(`Job ${jobId} is archived; an archived job takes no more messages`);
-      await this.queueTurn(tx, jobId, await nextTurnSeq(tx, jobId), prompt, now);
-      return updated;
-    });
+    const job = await queueTurn(this.deps.storage, { projectId, jobId }, prompt, iso(this.deps.clock()));
     this.deps.workSignal.notify();
     return toJobView(job);
   }
@@ -139,54 +115,14 @@ export class JobService {
   ): Promise<{ turns: TurnView[]; messages: ConversationMessage[] }> {
     const db = this.deps.storage.db;
     await this.find(db, projectId, jobId);
-    const [turns, messages] = await Promise.all([listTurns(db, jobId), listMessages(db, jobId)]);
-    const seqByTurn = new Map(turns.map((t) => [t.id, t.seq]));
-    return {
-      turns: turns.map(toTurnView),
-      messages: messages.map((m) => toConversationMessage(m, seqByTurn.get(m.turn_id) ?? 0)),
-    };
+    const { turns, messages } = await loadConversation(db, jobId);
+    return { turns: turns.map(toTurnView), messages };
   }
 
   private async find(db: Executor, projectId: string, jobId: string): Promise<JobRow> {
     const row = await findJob(db, projectId, jobId);
     if (!row) throw notFound(`Job ${jobId} not found in project ${projectId}`);
     return row;
-  }
-
-  private async queueTurn(
-    tx: Executor,
-    jobId: string,
-    seq: number,
-    prompt: string,
-    now: string,
-  ): Promise<void> {
-    const turnId = newId('turn');
-    await insertTurn(tx, {
-      id: turnId,
-      job_id: jobId,
-      seq,
-      prompt,
-      status: 'pending',
-      attempts: 0,
-      error: null,
-      summary: null,
-      usage: null,
-      created_at: now,
-      started_at: null,
-      finished_at: null,
-    });
-    const content: StoredMessage = { role: 'user', text: prompt };
-    await insertMessages(tx, [
-      {
-        id: newId('msg'),
-        job_id: jobId,
-        turn_id: turnId,
-        seq: await nextMessageSeq(tx, jobId),
-        role: 'user',
-        content: JSON.stringify(content),
-        created_at: now,
-      },
-    ]);
   }
 }
 

@@ -5,6 +5,7 @@ import type { ProjectRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
 import { invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { type Project, projectModel, toProject } from './project.ts';
 
 export interface ProjectInfo {
   id: string;
@@ -19,12 +20,6 @@ export interface NewProject {
   name: string;
   repository: string;
   baseBranch?: string | undefined;
-}
-
-/** Settings stored per project; grows as capabilities arrive (model, code host…). */
-export interface ProjectSettings {
-  model?: string;
-  [setting: string]: unknown;
 }
 
 export class ProjectService {
@@ -54,30 +49,22 @@ export class ProjectService {
     return (await listProjects(this.storage.db)).map(toProjectInfo);
   }
 
-  async get(id: string): Promise<ProjectRow> {
+  async get(id: string): Promise<Project> {
     const row = await findProject(this.storage.db, id);
     if (!row) throw notFound(`Project ${id} not found`);
-    return row;
+    return toProject(row);
   }
 }
 
-export function projectSettings(row: ProjectRow): ProjectSettings {
-  try {
-    const parsed: unknown = JSON.parse(row.settings);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as ProjectSettings) : {};
-  } catch {
-    return {};
-  }
-}
-
-export function toProjectInfo(row: ProjectRow): ProjectInfo {
+function toProjectInfo(row: ProjectRow): ProjectInfo {
+  const project = toProject(row);
   return {
-    id: row.id,
-    name: row.name,
-    repository: row.repository,
-    baseBranch: row.base_branch,
-    model: projectSettings(row).model ?? null,
-    createdAt: row.created_at,
+    id: project.id,
+    name: project.name,
+    repository: project.repository,
+    baseBranch: project.baseBranch,
+    model: projectModel(project),
+    createdAt: project.createdAt,
   };
 }
 

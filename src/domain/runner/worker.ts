@@ -1,23 +1,19 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Config } from '../../config/config.ts';
 import type { Storage } from '../../storage/database.ts';
-import { claimJob, renewLease, updateLeasedJob } from '../../storage/queries/jobs.ts';
-import { insertMessages, listMessages, nextMessageSeq } from '../../storage/queries/messages.ts';
-import { findProject } from '../../storage/queries/projects.ts';
-import {
-  countOpenTurns,
-  firstOpenTurn,
-  listTurns,
-  OPEN_TURN_STATUSES,
-  updateTurnIfStatus,
-} from '../../storage/queries/turns.ts';
-import type { JobRow, JobUpdate, TurnRow } from '../../storage/schema.ts';
+import { renewLease } from '../../storage/queries/jobs.ts';
+import type { JobRow, TurnRow } from '../../storage/schema.ts';
 import type { Agent, AgentTurnResult } from '../agent/agent.ts';
 import { type Clock, iso } from '../clock.ts';
-import { newId, randomBase32 } from '../ids.ts';
-import { type StoredMessage, toConversationMessage } from '../jobs/conversation.ts';
+import { randomBase32 } from '../ids.ts';
+import { claimJob } from '../jobs/lifecycle/claim-job.ts';
+import { finishTurn, type TurnOutcome } from '../jobs/lifecycle/finish-turn.ts';
+import type { Lease } from '../jobs/lifecycle/lease.ts';
+import { loadConversation } from '../jobs/lifecycle/load-conversation.ts';
+import { releaseJob } from '../jobs/lifecycle/release-job.ts';
+import { retryTurn } from '../jobs/lifecycle/retry-turn.ts';
+import { startTurn } from '../jobs/lifecycle/start-turn.ts';
 import type { WorkSignal } from './work-signal.ts';
 
 export interface WorkerDeps {
@@ -26,12 +22,20 @@ export interface WorkerDeps {
   clock: Clock;
   logger: Logger;
   workSignal: WorkSignal;
-  settings: Config['worker'];
+  settings: WorkerSettings;
+  /** The model a turn runs on when its project names none (DOCWRIGHT_MODEL); null when unset. */
+  defaultModel: string | null;
 }
 
-interface Lease {
-  jobId: string;
-  owner: string;
+export interface WorkerSettings {
+  /** Turns run at once by this worker. */
+  concurrency: number;
+  leaseSeconds: number;
+  /** Starts of one turn before it fails for good. */
+  maxAttempts: number;
+  pollIntervalMs: number;
+  /** How long stop() lets running turns finish before releasing them. */
+  shutdownGraceSeconds: number;
 }
 
 interface RunningTurn {
@@ -41,8 +45,6 @@ interface RunningTurn {
   turnId: string | null;
   done: Promise<void>;
 }
-
-const MAX_ERROR_LENGTH = 1000;
 
 /**
  * Runs queued turns. A worker claims a whole job with a lease, so a job's turns run one
@@ -91,7 +93,8 @@ export class Worker {
       }
       // An agent that ignores the abort must not hold shutdown: release its job regardless.
       await Promise.race([all, sleep(5000)]);
-      for (const [jobId, run] of this.active) await this.release({ jobId, owner: this.id }, run.turnId);
+      for (const [jobId, run] of this.active)
+        await releaseJob(this.deps.storage, { jobId, owner: this.id }, run.turnId);
     }
     this.log.info('worker stopped');
   }
@@ -123,11 +126,7 @@ export class Worker {
 
   private claim(): Promise<JobRow | undefined> {
     const now = this.deps.clock();
-    return claimJob(this.deps.storage.db, this.deps.storage.dialect, {
-      owner: this.id,
-      now: iso(now),
-      leaseUntil: this.leaseUntil(now),
-    });
+    return claimJob(this.deps.storage, { owner: this.id, now: iso(now), leaseUntil: this.leaseUntil(now) });
   }
 
   private leaseUntil(from: Date = this.deps.clock()): string {
@@ -151,41 +150,39 @@ export class Worker {
       });
   }
 
-  private async process(job: JobRow, run: RunningTurn): Promise<void> {
+  private async process(claimed: JobRow, run: RunningTurn): Promise<void> {
     const { storage, settings, clock } = this.deps;
-    const lease: Lease = { jobId: job.id, owner: this.id };
-    const turn = await firstOpenTurn(storage.db, job.id);
-    if (!turn) {
-      await this.settleWithoutTurns(lease);
-      return;
-    }
-    if (turn.attempts >= settings.maxAttempts) {
-      const cause = turn.error ?? 'its worker stopped or lost its lease';
-      await this.finish(lease, turn, {
-        outcome: 'failed',
-        reason: `Turn ${turn.seq} was attempted ${turn.attempts} times without finishing (last: ${cause})`,
-        usage: null,
-        messages: [],
-      });
-      return;
-    }
-    const started = await updateTurnIfStatus(storage.db, turn.id, OPEN_TURN_STATUSES, {
-      status: 'running',
-      attempts: turn.attempts + 1,
-      started_at: iso(clock()),
+    const lease: Lease = { jobId: claimed.id, owner: this.id };
+    const start = await startTurn(storage, lease, {
+      maxAttempts: settings.maxAttempts,
+      defaultModel: this.deps.defaultModel,
+      now: iso(clock()),
     });
-    if (!started) {
-      await this.release(lease, null);
+    if (start.kind === 'lost') {
+      await releaseJob(storage, lease, null);
       return;
     }
-    run.turnId = started.id;
-    const log = this.log.child({ jobId: job.id, turn: started.seq, attempt: started.attempts });
-    log.info('turn started');
+    if (start.kind === 'settled') return;
+    if (start.kind === 'exhausted') {
+      const { turn } = start;
+      const cause = turn.error ?? 'its worker stopped or lost its lease';
+      await this.fail(
+        lease,
+        turn.id,
+        `Turn ${turn.seq} was attempted ${turn.attempts} times without finishing (last: ${cause})`,
+      );
+      return;
+    }
+    const { job, turn, project } = start;
+    run.turnId = turn.id;
+    const log = this.log.child({ jobId: job.id, turn: turn.seq, attempt: turn.attempts });
+    log.info({ model: job.model }, 'turn started');
 
     const heartbeat = setInterval(() => this.heartbeat(lease, run), (settings.leaseSeconds * 1000) / 3);
     let result: AgentTurnResult | undefined;
     let thrown: unknown;
     try {
+      const { messages: history } = await loadConversation(storage.db, job.id, { withoutTurn: turn.id });
       result = await this.deps.agent.runTurn({
         job: {
           id: job.id,
@@ -196,9 +193,9 @@ export class Worker {
           model: job.model,
           prLink: job.pr_link,
         },
-        project: await this.project(job.project_id),
-        turn: { id: started.id, seq: started.seq, prompt: started.prompt, attempt: started.attempts },
-        history: await this.history(job.id, started.id),
+        project,
+        turn: { id: turn.id, seq: turn.seq, prompt: turn.prompt, attempt: turn.attempts },
+        history,
         signal: run.controller.signal,
       });
     } catch (error) {
@@ -208,15 +205,15 @@ export class Worker {
     }
 
     if (run.stopReason === 'shutdown') {
-      await this.release(lease, started.id);
+      await releaseJob(storage, lease, turn.id);
       log.info('turn released for another worker');
     } else if (run.stopReason === 'lease-lost') {
       log.warn('turn abandoned: job archived or lease lost');
     } else if (thrown !== undefined || !result) {
       log.warn({ err: thrown }, 'turn raised an error');
-      await this.retryLater(lease, started, thrown);
+      await this.retryLater(lease, turn, thrown);
     } else {
-      await this.finish(lease, started, result);
+      await finishTurn(storage, lease, turn.id, result, iso(clock()));
       log.info({ outcome: result.outcome }, 'turn finished');
     }
   }
@@ -234,113 +231,23 @@ export class Worker {
     }
   }
 
-  private async project(projectId: string) {
-    const project = await findProject(this.deps.storage.db, projectId);
-    if (!project) throw new Error(`Project ${projectId} no longer exists`);
-    return project;
-  }
-
-  private async history(jobId: string, currentTurnId: string) {
-    const db = this.deps.storage.db;
-    const [turns, messages] = await Promise.all([listTurns(db, jobId), listMessages(db, jobId)]);
-    const seqByTurn = new Map(turns.map((t) => [t.id, t.seq]));
-    return messages
-      .filter((m) => m.turn_id !== currentTurnId)
-      .map((m) => toConversationMessage(m, seqByTurn.get(m.turn_id) ?? 0));
-  }
-
-  /** Records a turn's outcome and, when it was the job's last open turn, the job's. */
-  private async finish(lease: Lease, turn: TurnRow, result: AgentTurnResult): Promise<void> {
-    await this.deps.storage.db.transaction().execute(async (tx) => {
-      const now = iso(this.deps.clock());
-      // Writing the job row first locks it and proves the lease is still ours.
-      const held = await updateLeasedJob(tx, lease, { updated_at: now });
-      if (held?.status !== 'active') return;
-      const failed = result.outcome === 'failed';
-      const recorded = await updateTurnIfStatus(tx, turn.id, OPEN_TURN_STATUSES, {
-        status: failed ? 'failed' : 'succeeded',
-        error: failed ? truncate(result.reason) : null,
-        summary: failed ? null : result.summary,
-        usage: result.usage ? JSON.stringify(result.usage) : null,
-        finished_at: now,
-      });
-      if (!recorded) return;
-      let seq = await nextMessageSeq(tx, lease.jobId);
-      await insertMessages(
-        tx,
-        result.messages.map((message) => ({
-          id: newId('msg'),
-          job_id: lease.jobId,
-          turn_id: turn.id,
-          seq: seq++,
-          role: message.role,
-          content: JSON.stringify(message satisfies StoredMessage),
-          created_at: now,
-        })),
-      );
-      const changes: JobUpdate = { lease_owner: null, lease_expires_at: null };
-      if (result.outcome === 'succeeded' && result.prLink) changes.pr_link = result.prLink;
-      if ((await countOpenTurns(tx, lease.jobId)) === 0) {
-        changes.status = failed ? 'failed' : 'completed';
-        changes.failure_reason = failed ? truncate(result.reason) : null;
-      }
-      await updateLeasedJob(tx, lease, changes);
-    });
-  }
-
   /** An unexpected error: put the turn back with a backoff, or fail it when out of attempts. */
   private async retryLater(lease: Lease, turn: TurnRow, error: unknown): Promise<void> {
-    const message = truncate(error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
     if (turn.attempts >= this.deps.settings.maxAttempts) {
-      await this.finish(lease, turn, {
-        outcome: 'failed',
-        reason: `Turn ${turn.seq} failed after ${turn.attempts} attempts: ${message}`,
-        usage: null,
-        messages: [],
-      });
+      await this.fail(lease, turn.id, `Turn ${turn.seq} failed after ${turn.attempts} attempts: ${message}`);
       return;
     }
+    const now = this.deps.clock();
     const backoffMs = Math.min(1000 * 2 ** (turn.attempts - 1), 30_000);
-    await this.deps.storage.db.transaction().execute(async (tx) => {
-      const held = await updateLeasedJob(tx, lease, { updated_at: iso(this.deps.clock()) });
-      if (!held) return;
-      await updateTurnIfStatus(tx, turn.id, ['running'], { status: 'pending', error: message });
-      // An expired-looking lease with no owner is also a "not before": nobody claims it sooner.
-      await updateLeasedJob(tx, lease, {
-        lease_owner: null,
-        lease_expires_at: iso(new Date(this.deps.clock().getTime() + backoffMs)),
-      });
+    await retryTurn(this.deps.storage, lease, turn.id, message, {
+      now: iso(now),
+      notBefore: iso(new Date(now.getTime() + backoffMs)),
     });
   }
 
-  /** Gives a job back untouched; a started turn does not count the attempt it did not finish. */
-  private async release(lease: Lease, turnId: string | null): Promise<void> {
-    await this.deps.storage.db.transaction().execute(async (tx) => {
-      const held = await updateLeasedJob(tx, lease, { lease_owner: null, lease_expires_at: null });
-      if (!held || turnId === null) return;
-      const turn = (await listTurns(tx, lease.jobId)).find((t) => t.id === turnId);
-      if (turn?.status === 'running') {
-        await updateTurnIfStatus(tx, turnId, ['running'], {
-          status: 'pending',
-          attempts: Math.max(0, turn.attempts - 1),
-        });
-      }
-    });
+  private fail(lease: Lease, turnId: string, reason: string): Promise<void> {
+    const result: TurnOutcome = { outcome: 'failed', reason, usage: null, messages: [] };
+    return finishTurn(this.deps.storage, lease, turnId, result, iso(this.deps.clock()));
   }
-
-  /** An active job with nothing left to run (should not happen) takes its last turn's outcome. */
-  private async settleWithoutTurns(lease: Lease): Promise<void> {
-    const turns = await listTurns(this.deps.storage.db, lease.jobId);
-    const last = turns.at(-1);
-    await updateLeasedJob(this.deps.storage.db, lease, {
-      status: last?.status === 'failed' ? 'failed' : 'completed',
-      failure_reason: last?.status === 'failed' ? last.error : null,
-      lease_owner: null,
-      lease_expires_at: null,
-    });
-  }
-}
-
-function truncate(text: string): string {
-  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH)}…` : text;
 }

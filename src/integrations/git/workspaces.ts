@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { WorkspaceRequest } from '../../domain/agent/llm-agent.ts';
+import type { WorkspaceRequest } from '../../domain/agent/documentation-agent.ts';
 import { GitError, GitRunner, type GitRunOptions, redact } from './git-runner.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 
 export type { GitCredentials } from '../../domain/agent/code-host.ts';
 // The request shape is the agent's port (domain); this adapter implements it.
-export type { WorkspaceRequest } from '../../domain/agent/llm-agent.ts';
+export type { WorkspaceRequest } from '../../domain/agent/documentation-agent.ts';
 export { GitError } from './git-runner.ts';
 
 export interface PreparedWorkspace {

@@ -38,6 +38,10 @@ export async function countOpenTurns(db: Executor, jobId: string): Promise<numbe
   return Number(row?.count ?? 0);
 }
 
+export function findTurn(db: Executor, id: string): Promise<TurnRow | undefined> {
+  return db.selectFrom('turns').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export function listTurns(db: Executor, jobId: string): Promise<TurnRow[]> {
   return db.selectFrom('turns').selectAll().where('job_id', '=', jobId).orderBy('seq').execute();
 }

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLlmAgent } from '../../../src/app/llm-agent.ts';
+import { createDocumentationAgent } from '../../../src/app/create-agent.ts';
 import { createWorker } from '../../../src/app/services.ts';
 import { loadConfig } from '../../../src/config/config.ts';
 import type { AgentTurnInput } from '../../../src/domain/agent/agent.ts';
 import type { JobView } from '../../../src/domain/jobs/job-view.ts';
+import { ProjectSettingsService } from '../../../src/domain/projects/project-settings.ts';
 import type { Worker } from '../../../src/domain/runner/worker.ts';
-import { ProjectSettingsService } from '../../../src/domain/secrets/project-settings.ts';
 import { SecretBox } from '../../../src/domain/secrets/secret-box.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { type FakeGitHub, startFakeGitHub } from '../../helpers/fake-github.ts';
@@ -104,7 +104,7 @@ describe(`documentation agent end to end with GitHub, on ${testBackend}`, () => 
       DOCWRIGHT_DATA_DIR: dataDir,
     };
     const secretBox = new SecretBox(secretKey);
-    const agent = createLlmAgent(loadConfig(env), pino({ level: 'silent' }), {
+    const agent = createDocumentationAgent(loadConfig(env), pino({ level: 'silent' }), {
       secretBox,
       fetch: flakyFetch,
     });

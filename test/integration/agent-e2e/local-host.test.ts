@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLlmAgent } from '../../../src/app/llm-agent.ts';
+import { createDocumentationAgent } from '../../../src/app/create-agent.ts';
 import { createWorker } from '../../../src/app/services.ts';
 import { loadConfig } from '../../../src/config/config.ts';
 import type { JobView } from '../../../src/domain/jobs/job-view.ts';
@@ -103,7 +103,7 @@ describe(`documentation agent end to end, local repository, on ${testBackend}`, 
     const dataDir = mkdtempSync(path.join(tmpdir(), 'docwright-agent-data-'));
     cleanupDirs.push(dataDir);
     const config = loadConfig({ ...settings, DOCWRIGHT_DATA_DIR: dataDir });
-    const agent = createLlmAgent(config, pino({ level: 'silent' }), { secretBox: null });
+    const agent = createDocumentationAgent(config, pino({ level: 'silent' }), { secretBox: null });
     t = await startTestApp({ env: settings, agent });
     const project = await t.services.projects.create({ name: 'Local docs', repository: repo });
     const { key } = await t.services.keys.create(project.id, 'e2e');

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveCodeHostSettings } from '../../../src/domain/agent/code-host.ts';
 import { systemClock } from '../../../src/domain/clock.ts';
 import { ProjectService } from '../../../src/domain/projects/project-service.ts';
-import { ProjectSettingsService } from '../../../src/domain/secrets/project-settings.ts';
+import { ProjectSettingsService } from '../../../src/domain/projects/project-settings.ts';
 import { SecretBox } from '../../../src/domain/secrets/secret-box.ts';
 import type { Storage } from '../../../src/storage/database.ts';
 import { createTestDatabase, openTestStorage } from '../../helpers/storage.ts';

@@ -1,21 +1,20 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import { draftPullRequests, resolveCodeHostSettings } from '../domain/agent/code-host.ts';
-import { LlmAgent } from '../domain/agent/llm-agent.ts';
-import { projectSettings } from '../domain/projects/project-service.ts';
+import { DocumentationAgent } from '../domain/agent/documentation-agent.ts';
 import type { SecretBox } from '../domain/secrets/secret-box.ts';
 import { createCodeHost } from '../integrations/codehosts/create-code-host.ts';
 import { GitWorkspaces } from '../integrations/git/workspaces.ts';
 import { createLanguageModel } from '../integrations/models/create-model.ts';
 
 /** The documentation agent wired to real git, model providers and code hosts. */
-export function createLlmAgent(
+export function createDocumentationAgent(
   config: Config,
   logger: Logger,
   options: { secretBox: SecretBox | null; fetch?: typeof fetch },
-): LlmAgent {
+): DocumentationAgent {
   const { providers } = config;
-  return new LlmAgent({
+  return new DocumentationAgent({
     workspaces: new GitWorkspaces({
       dataDir: config.dataDir,
       logger,
@@ -32,14 +31,14 @@ export function createLlmAgent(
         openaiCompatibleApiKey: providers.openaiCompatibleApiKey,
       }),
     codeHostFor: (project, job) =>
-      createCodeHost(resolveCodeHostSettings(project, projectSettings(project), options.secretBox), {
+      createCodeHost(resolveCodeHostSettings(project, project.settings, options.secretBox), {
         publicUrl: config.publicUrl,
         jobId: job.id,
         repository: job.repository,
         logger,
         ...(options.fetch ? { fetch: options.fetch } : {}),
       }),
-    draftFor: (project) => draftPullRequests(projectSettings(project)),
+    draftFor: (project) => draftPullRequests(project.settings),
     limits: config.agent,
     maxRetries: config.providers.maxRetries,
     logger,

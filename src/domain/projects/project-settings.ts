@@ -10,7 +10,8 @@ import {
   storedCodeHost,
 } from '../agent/code-host.ts';
 import { invalid, notFound } from '../errors.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { readProjectSettings } from './project.ts';
 
 /** A change to a project's agent settings; `null` clears a value, absent leaves it alone. */
 export interface ProjectSettingsChange {
@@ -52,14 +53,14 @@ export class ProjectSettingsService {
   async show(projectId: string): Promise<ProjectSettingsView> {
     const row = await findProject(this.storage.db, projectId);
     if (!row) throw notFound(`Project ${projectId} not found`);
-    return view(projectId, parseSettings(row.settings));
+    return view(projectId, readProjectSettings(row.settings));
   }
 
   async update(projectId: string, change: ProjectSettingsChange): Promise<ProjectSettingsView> {
     return this.storage.db.transaction().execute(async (tx) => {
       const row = await findProject(tx, projectId);
       if (!row) throw notFound(`Project ${projectId} not found`);
-      const settings = parseSettings(row.settings);
+      const settings = readProjectSettings(row.settings);
 
       if (change.model !== undefined) {
         if (change.model === null) delete settings.model;
@@ -137,17 +138,6 @@ function view(projectId: string, settings: Record<string, unknown>): ProjectSett
       credentials: host.credentials ? 'stored' : 'none',
     },
   };
-}
-
-function parseSettings(json: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(json);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // fall through: unreadable settings start again empty rather than blocking every change
-  }
-  return {};
 }
 
 function setOrDelete<K extends 'apiUrl' | 'repository' | 'credentials'>(

@@ -1,8 +1,8 @@
 import type { LanguageModel, ToolSet } from 'ai';
 import type { Logger } from 'pino';
-import type { ProjectRow } from '../../storage/schema.ts';
 import { DomainError } from '../errors.ts';
 import type { ConversationMessage } from '../jobs/conversation.ts';
+import type { Project } from '../projects/project.ts';
 import type { Agent, AgentMessage, AgentTurnInput, AgentTurnResult, TokenUsage } from './agent.ts';
 import type { CodeHost, GitCredentials, PullRequestRef } from './code-host.ts';
 import { runAgentLoop } from './llm/run-agent-loop.ts';
@@ -47,14 +47,14 @@ export interface WorkspaceRequest {
   credentials: GitCredentials | null;
 }
 
-export interface LlmAgentDeps {
+export interface DocumentationAgentDeps {
   workspaces: WorkspacePort;
   /** The model behind `provider:model-id`; throws a clear Error when it cannot be used. */
   modelFor(spec: string): LanguageModel;
   /** The project's code host for one job; throws a DomainError when it is not configured. */
-  codeHostFor(project: ProjectRow, job: { id: string; repository: string }): CodeHost;
+  codeHostFor(project: Project, job: { id: string; repository: string }): CodeHost;
   /** Whether a project's pull requests start as drafts. */
-  draftFor(project: ProjectRow): boolean;
+  draftFor(project: Project): boolean;
   limits: { maxSteps: number; maxTokens: number; maxTurnSeconds: number };
   maxRetries: number;
   logger: Logger;
@@ -66,10 +66,10 @@ export interface LlmAgentDeps {
  * updates) the pull request. Secrets stay on this side: the model sees only the repository
  * and the conversation, never a token.
  */
-export class LlmAgent implements Agent {
-  private readonly deps: LlmAgentDeps;
+export class DocumentationAgent implements Agent {
+  private readonly deps: DocumentationAgentDeps;
 
-  constructor(deps: LlmAgentDeps) {
+  constructor(deps: DocumentationAgentDeps) {
     this.deps = deps;
   }
 
@@ -164,7 +164,8 @@ export class LlmAgent implements Agent {
       log.info({ files: commit.files.length, prLink: pr.url, timings: timer.marks }, 'turn published');
       return succeeded(loop.summary, commit.files, pr.url, loop.usage, messages);
     } finally {
-      // Each turn starts from a fresh worktree of the warm mirror; nothing is left on disk.
+      // The job's working copy is given back: parked for the project's next job to reuse
+      // (rewriting only the files that differ), or deleted when enough are parked already.
       await this.deps.workspaces
         .remove(request)
         .catch((error: unknown) => log.warn({ err: error }, 'removing the working copy failed'));
@@ -192,7 +193,7 @@ export class LlmAgent implements Agent {
   private async publish(
     host: CodeHost,
     pr: { branch: string; base: string; title: string; body: string },
-    project: ProjectRow,
+    project: Project,
     options: { updateExisting: boolean },
   ): Promise<PullRequestRef> {
     const existing = await host.findOpenPullRequest(pr.branch);
