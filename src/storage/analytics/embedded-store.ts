@@ -607,7 +607,11 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     const firstDay = days[0];
     const lastDay = days[days.length - 1];
     if (firstDay === undefined || lastDay === undefined) return null;
-    const from = range.from ?? firstDay * DAY_MS;
+    // A range that starts before the project's first day starts there: nothing is earlier. It
+    // also must: first visits are counted as entries whose previous visit is before the
+    // range's first day, and "no previous visit" is day 0 (1970-01-01), so a range starting
+    // on or before the epoch would count no one.
+    const from = Math.max(range.from ?? Number.NEGATIVE_INFINITY, firstDay * DAY_MS);
     const to = range.to ?? (lastDay + 1) * DAY_MS;
     if (from >= to) return null;
     const parts: RangePart[] = [];

@@ -113,6 +113,24 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
     expect(walked.map((r) => r.path)).toEqual(['/api', '/quickstart', '/guide']);
   });
 
+  it('answers "all time" ranges from the epoch or before it like an open range, in JSON and CSV', async () => {
+    await ingest(views);
+    const text = async (path: string, accept = 'application/json') => (await get(path, { accept })).text();
+    for (const measure of ['visitors', 'views', 'breakdown', 'timeseries']) {
+      const open = await text(`/${measure}?dateTo=2027-01-01`);
+      const openCsv = await text(`/${measure}?dateTo=2027-01-01`, 'text/csv');
+      expect(JSON.stringify(JSON.parse(open))).toMatch(/quickstart|human/);
+      for (const from of ['1969-07-20', '1970-01-01', '1970-01-01T00:00:00%2B05:30', '2000-01-01']) {
+        expect(await text(`/${measure}?dateFrom=${from}&dateTo=2027-01-01`), `${measure} from ${from}`).toBe(
+          open,
+        );
+        expect(await text(`/${measure}?dateFrom=${from}&dateTo=2027-01-01`, 'text/csv')).toBe(openCsv);
+      }
+    }
+    const csv = await text('/visitors?dateFrom=1970-01-01&dateTo=2027-01-01', 'text/csv');
+    expect(csv.trim().split('\r\n')).toHaveLength(4); // the header and /api, /quickstart, /guide
+  });
+
   it('answers 400 with details naming the parameter', async () => {
     const cases: Array<[string, RegExp]> = [
       ['dateFrom=2025-02-30', /^dateFrom must be a date/],

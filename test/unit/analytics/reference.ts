@@ -1,6 +1,13 @@
+import { CATEGORIES } from '../../../src/domain/analytics/categories.ts';
 import { acceptsMarkdown, classify } from '../../../src/domain/analytics/classifier.ts';
 import { normalisePath } from '../../../src/domain/analytics/paths.ts';
-import type { Counts, PageRow, TimeRange } from '../../../src/domain/analytics/store.ts';
+import type {
+  Breakdown,
+  Counts,
+  PageRow,
+  SeriesPoint,
+  TimeRange,
+} from '../../../src/domain/analytics/store.ts';
 import { parseDateTime } from '../../../src/domain/analytics/timestamps.ts';
 
 /** A view as the tests generate it (always valid). */
@@ -19,7 +26,12 @@ interface Row {
   path: string;
   visitor: string;
   category: string;
+  agent: string;
 }
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The brute-force answer: keep every stored view in a list and count distinct visitor strings
@@ -46,14 +58,14 @@ export class ReferenceAnalytics {
         }
         this.ids.add(key);
       }
-      const { category } = classify(e.userAgent, {
+      const { category, agent } = classify(e.userAgent, {
         markdownPath: page.markdownPath,
         acceptsMarkdown: acceptsMarkdown(e.accept),
         llmsTxt: page.llmsTxt,
       });
       const day = new Date(ts).toISOString().slice(0, 10);
       const visitor = e.visitorId !== undefined ? `id:${e.visitorId}` : `${day}|${e.ip}|${e.userAgent}`;
-      this.rows.push({ ts, path: page.path, visitor, category });
+      this.rows.push({ ts, path: page.path, visitor, category, agent });
       accepted++;
     }
     return { accepted, duplicates };
@@ -64,9 +76,7 @@ export class ReferenceAnalytics {
     measure: 'visitors' | 'views',
     countAiCrawlersAsAi: boolean,
   ): { totals: Counts; rows: PageRow[] } {
-    const inRange = this.rows.filter(
-      (r) => (range.from === null || r.ts >= range.from) && (range.to === null || r.ts < range.to),
-    );
+    const inRange = this.inRange(range);
     const side = (r: Row): 'human' | 'ai' | null => {
       if (r.category === 'human') return 'human';
       if (r.category === 'ai' || (countAiCrawlersAsAi && r.category === 'ai_crawler')) return 'ai';
@@ -86,7 +96,62 @@ export class ReferenceAnalytics {
     const rows = paths
       .map((path) => ({ path, ...count(inRange.filter((r) => r.path === path)) }))
       .filter((r) => r.total > 0)
-      .sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      .sort((a, b) => b.total - a.total || byText(a.path, b.path));
     return { totals: count(inRange), rows };
+  }
+
+  /**
+   * Buckets of one day or hour from the range's start (or the first day with any view, if
+   * later: nothing is earlier) to its end (or the end of the last day with views), each
+   * clipped to the range.
+   */
+  timeSeries(range: TimeRange, interval: 'day' | 'hour', countAiCrawlersAsAi: boolean): SeriesPoint[] {
+    if (this.rows.length === 0) return [];
+    const firstDay = Math.floor(Math.min(...this.rows.map((r) => r.ts)) / DAY) * DAY;
+    const lastDayEnd = Math.floor(Math.max(...this.rows.map((r) => r.ts)) / DAY) * DAY + DAY;
+    const from = Math.max(range.from ?? firstDay, firstDay);
+    const to = range.to ?? lastDayEnd;
+    const step = interval === 'day' ? DAY : HOUR;
+    const points: SeriesPoint[] = [];
+    for (let start = Math.floor(from / step) * step; start < to; start += step) {
+      const bucket = { from: Math.max(start, from), to: Math.min(start + step, to) };
+      points.push({
+        start: bucket.from,
+        visitors: this.pages(bucket, 'visitors', countAiCrawlersAsAi).totals,
+        views: this.pages(bucket, 'views', countAiCrawlersAsAi).totals,
+      });
+    }
+    return points;
+  }
+
+  /** Every category, and every (agent, category) seen, with distinct visitors and views. */
+  breakdown(range: TimeRange): Breakdown {
+    const rows = this.inRange(range);
+    const tally = (subset: Row[]) => ({
+      visitors: new Set(subset.map((r) => r.visitor)).size,
+      views: subset.length,
+    });
+    const categories = CATEGORIES.map((category) => ({
+      category,
+      ...tally(rows.filter((r) => r.category === category)),
+    }));
+    const keys = [...new Set(rows.map((r) => `${r.agent}\u0000${r.category}`))];
+    const agents = keys
+      .map((key) => {
+        const [agent = '', category = ''] = key.split('\u0000');
+        return {
+          agent,
+          category: category as Breakdown['agents'][number]['category'],
+          ...tally(rows.filter((r) => r.agent === agent && r.category === category)),
+        };
+      })
+      .sort((a, b) => b.visitors - a.visitors || byText(a.agent, b.agent) || byText(a.category, b.category));
+    return { categories, agents };
+  }
+
+  private inRange(range: TimeRange): Row[] {
+    return this.rows.filter(
+      (r) => (range.from === null || r.ts >= range.from) && (range.to === null || r.ts < range.to),
+    );
   }
 }

@@ -82,12 +82,26 @@ const event: fc.Arbitrary<TestEvent> = fc
     ...(id ? { id } : {}),
   }));
 
+/**
+ * Starts long before any event: "from 1970" is a common way to ask for all time. Before the
+ * epoch, on it (day 0), just after it, and on the earliest day an event may have.
+ */
+const EARLY_BOUNDS = [
+  '1969-12-31',
+  '1970-01-01',
+  '1970-01-01T00:00:00+05:30',
+  '1970-01-01T00:00:00-08:00',
+  '1970-01-02',
+  '2000-01-01',
+].map((text) => ({ text }));
+
 const bound = fc.option(
   fc.oneof(
     fc
       .integer({ min: -1, max: 6 })
       .map((d) => ({ text: new Date(BASE + d * DAY).toISOString().slice(0, 10) })),
     fc.tuple(instant, fc.constantFrom(...OFFSETS)).map(([t, o]) => ({ text: isoWithOffset(t, o) })),
+    fc.constantFrom(...EARLY_BOUNDS),
   ),
   { nil: null },
 );
@@ -183,9 +197,12 @@ describe('returning visitors over whole days (the previous-visit fast path)', ()
       visitorId,
     }));
   const wholeDay = fc.option(
-    fc
-      .integer({ min: 0, max: 7 })
-      .map((d) => ({ text: new Date(BASE + d * DAY).toISOString().slice(0, 10) })),
+    fc.oneof(
+      fc
+        .integer({ min: 0, max: 7 })
+        .map((d) => ({ text: new Date(BASE + d * DAY).toISOString().slice(0, 10) })),
+      fc.constantFrom(...EARLY_BOUNDS.filter((b) => b.text.length === 10)),
+    ),
     { nil: null },
   );
 
@@ -211,6 +228,7 @@ describe('returning visitors over whole days (the previous-visit fast path)', ()
       fc.integer({ min: 0, max: 4 }).map((d) => ({ text: isoWithOffset(BASE + d * DAY, '-08:00') })),
       fc.integer({ min: -DAY, max: 5 * DAY }).map((t) => ({ text: isoWithOffset(BASE + t, '+05:30') })),
       wholeDay.filter((d) => d !== null),
+      fc.constantFrom(...EARLY_BOUNDS),
     ),
     { nil: null },
   );
@@ -311,4 +329,9 @@ async function expectSameAnswers(
     offset += q.limit;
   }
   expect(walked).toEqual(expected.rows);
+  for (const interval of ['day', 'hour'] as const) {
+    const series = await service.timeSeries(projectId, { range, interval });
+    expect(series).toEqual(reference.timeSeries(range, interval, q.countAiCrawlersAsAi));
+  }
+  expect(await service.breakdown(projectId, { range })).toEqual(reference.breakdown(range));
 }
