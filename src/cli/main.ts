@@ -134,6 +134,13 @@ function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // A reader of our output that goes away (`docwright keys list | head -1`, a supervisor that
+  // stopped) ends that output, not the process: a server keeps serving.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

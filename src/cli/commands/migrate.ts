@@ -1,13 +1,10 @@
-import { pino } from 'pino';
 import { loadConfig } from '../../config/config.ts';
-import { createLogger } from '../../logging/logger.ts';
 import { openStorage } from '../../storage/database.ts';
 import { migrate } from '../../storage/migrate.ts';
 import { print } from '../output.ts';
 
 export async function migrateCommand(options: { json: boolean }): Promise<void> {
   const config = loadConfig();
-  createLogger(config.logLevel, pino.destination(2));
   const storage = openStorage(config.database);
   try {
     const report = await migrate(storage, config.database);

@@ -8,7 +8,7 @@ import { onShutdown } from '../shutdown.ts';
 
 /** API and worker in one process: the embedded default. */
 export async function serveCommand(options: { json: boolean; worker: boolean }): Promise<void> {
-  const { config, logger, services } = await openContext();
+  const { config, logger, logs, services } = await openContext();
   const firstRun = await ensureDefaultProject(services);
   const app = await buildHttpApp({ services, logger });
   await app.listen({ host: config.host, port: config.port });
@@ -38,10 +38,13 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     ].join('\n'),
   );
 
-  onShutdown(logger, async () => {
-    stopSaltPruning();
-    await app.close();
-    await worker?.stop();
-    await services.close();
-  });
+  onShutdown(
+    async () => {
+      stopSaltPruning();
+      await app.close();
+      await worker?.stop();
+      await services.close();
+    },
+    { logger, logs, graceSeconds: config.worker.shutdownGraceSeconds },
+  );
 }

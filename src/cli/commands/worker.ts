@@ -5,7 +5,7 @@ import { onShutdown } from '../shutdown.ts';
 
 /** Workers alone, for running beside API processes on a shared PostgreSQL database. */
 export async function workerCommand(options: { json: boolean }): Promise<void> {
-  const { logger, services } = await openContext();
+  const { config, logger, logs, services } = await openContext();
   const worker = createWorker(services, logger);
   worker.start();
   print(
@@ -13,8 +13,11 @@ export async function workerCommand(options: { json: boolean }): Promise<void> {
     { worker: worker.id, concurrency: services.config.worker.concurrency },
     (w) => `Docwright worker ${w.worker} is taking turns (concurrency ${w.concurrency})`,
   );
-  onShutdown(logger, async () => {
-    await worker.stop();
-    await services.close();
-  });
+  onShutdown(
+    async () => {
+      await worker.stop();
+      await services.close();
+    },
+    { logger, logs, graceSeconds: config.worker.shutdownGraceSeconds },
+  );
 }
