@@ -11,16 +11,11 @@ import { createLanguageModel } from '../integrations/models/create-model.ts';
 export function createDocumentationAgent(
   config: Config,
   logger: Logger,
-  options: { secretBox: SecretBox | null; fetch?: typeof fetch },
+  options: { secretBox: SecretBox | null; fetch?: typeof fetch; workspaces?: GitWorkspaces },
 ): DocumentationAgent {
   const { providers } = config;
   return new DocumentationAgent({
-    workspaces: new GitWorkspaces({
-      dataDir: config.dataDir,
-      logger,
-      author: { name: config.git.authorName, email: config.git.authorEmail },
-      coAuthors: config.git.coAuthors,
-    }),
+    workspaces: options.workspaces ?? createWorkspaces(config, logger),
     modelFor: (spec) =>
       createLanguageModel(spec, {
         anthropicApiKey: providers.anthropicApiKey,
@@ -42,5 +37,15 @@ export function createDocumentationAgent(
     limits: config.agent,
     maxRetries: config.providers.maxRetries,
     logger,
+  });
+}
+
+/** The git working copies of every project under the data dir. */
+export function createWorkspaces(config: Config, logger: Logger): GitWorkspaces {
+  return new GitWorkspaces({
+    dataDir: config.dataDir,
+    logger,
+    author: { name: config.git.authorName, email: config.git.authorEmail },
+    coAuthors: config.git.coAuthors,
   });
 }

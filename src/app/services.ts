@@ -7,6 +7,7 @@ import { type AnalyticsOptions, openAnalytics } from '../domain/analytics/option
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobService } from '../domain/jobs/job-service.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
+import { ProjectRemoval } from '../domain/projects/project-removal.ts';
 import { ProjectService } from '../domain/projects/project-service.ts';
 import { ProjectSettingsService } from '../domain/projects/project-settings.ts';
 import { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
@@ -17,9 +18,10 @@ import { SecretBox } from '../domain/secrets/secret-box.ts';
 import { SessionService } from '../domain/sessions/session-service.ts';
 import type { HttpServices, HttpSettings } from '../http/services.ts';
 import { LocalReview } from '../integrations/codehosts/local-review.ts';
+import { GitRepositoryProbe } from '../integrations/git/repository-probe.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
-import { createDocumentationAgent } from './create-agent.ts';
+import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
 
 /** Everything a process needs, wired once from the configuration. */
 export interface Services extends HttpServices {
@@ -35,6 +37,8 @@ export interface Services extends HttpServices {
   /** Encrypts stored credentials; null when DOCWRIGHT_SECRET_KEY is not set. */
   secretBox: SecretBox | null;
   projectSettings: ProjectSettingsService;
+  /** Deletes a project with its jobs, keys, working copies and analytics. */
+  projectRemoval: ProjectRemoval;
   analytics: AnalyticsService;
   analyticsOptions: AnalyticsOptions;
   close(): Promise<void>;
@@ -68,6 +72,7 @@ export async function openServices(
   const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   const analytics = openAnalytics({ dataDir: config.dataDir, clock, logger, settings: analyticsOptions });
+  const workspaces = createWorkspaces(config, logger);
   const settings: HttpSettings = {
     publicUrl: config.publicUrl,
     bodyLimitBytes: config.http.bodyLimitBytes,
@@ -81,7 +86,7 @@ export async function openServices(
     storage,
     clock,
     workSignal,
-    projects: new ProjectService(storage, clock),
+    projects: new ProjectService(storage, clock, new GitRepositoryProbe(logger)),
     keys: new KeyService(storage, clock, (error) => logger.warn({ err: error }, 'could not record key use')),
     jobs: new JobService({ storage, clock, defaultModel: config.model, workSignal }),
     rateLimiter: new RateLimiter(
@@ -90,9 +95,10 @@ export async function openServices(
       config.http.rateLimitPerWindow,
       config.http.rateLimitWindowSeconds,
     ),
-    agent: overrides.agent ?? createDocumentationAgent(config, logger, { secretBox }),
+    agent: overrides.agent ?? createDocumentationAgent(config, logger, { secretBox, workspaces }),
     secretBox,
     projectSettings: new ProjectSettingsService(storage, secretBox),
+    projectRemoval: new ProjectRemoval(storage, workspaces, analytics),
     sessions: new SessionService(storage, clock, { ttlSeconds: REVIEW_SESSION_TTL_SECONDS }),
     review: new ReviewService(
       storage,

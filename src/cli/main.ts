@@ -7,7 +7,12 @@ import { analyticsImportCommand } from './commands/analytics-import.ts';
 import { analyticsReclassifyCommand } from './commands/analytics-reclassify.ts';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
-import { createProjectCommand, listProjectsCommand, updateProjectCommand } from './commands/projects.ts';
+import {
+  createProjectCommand,
+  deleteProjectCommand,
+  listProjectsCommand,
+  updateProjectCommand,
+} from './commands/projects.ts';
 import { serveCommand } from './commands/serve.ts';
 import { workerCommand } from './commands/worker.ts';
 
@@ -53,8 +58,15 @@ function buildProgram(): Command {
     .action((o) => listProjectsCommand({ json: Boolean(o.json) }));
   projects
     .command('update')
-    .description("change a project's model, draft setting and code host (credentials are stored encrypted)")
+    .description(
+      "change a project's repository, base branch, model, draft setting and code host (credentials are stored encrypted)",
+    )
     .argument('<project-id>', 'the project id (prj_…)')
+    .option(
+      '--repo <url-or-path>',
+      'another git URL or local path (checked first; existing jobs keep theirs)',
+    )
+    .option('--ref <branch>', 'another base branch (checked first)')
     .option('--model <provider:model-id>', 'model for this project, e.g. anthropic:claude-sonnet-4-5')
     .option('--clear-model', 'use the default model (DOCWRIGHT_MODEL) again')
     .option('--draft', 'open pull requests as drafts (the default)')
@@ -74,6 +86,16 @@ function buildProgram(): Command {
         draft: o.ready ? false : o.draft ? true : undefined,
         json: Boolean(o.json),
       }),
+    );
+
+  projects
+    .command('delete')
+    .description('delete a project with its jobs, API keys, settings, working copies and analytics')
+    .argument('<project-id>', 'the project id (prj_…)')
+    .option('--yes', 'do not ask for confirmation (needed when not on a terminal)')
+    .option(...json)
+    .action((projectId, o) =>
+      deleteProjectCommand(projectId, { yes: Boolean(o.yes), json: Boolean(o.json) }),
     );
 
   const keys = program.command('keys').description('manage admin API keys');

@@ -1,4 +1,7 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRepository, tempDir } from '../helpers/git-repos.ts';
 import { runCli } from '../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/storage.ts';
 
@@ -29,17 +32,22 @@ describe(`docwright CLI on ${testBackend}`, () => {
       '--name',
       'Docs',
       '--repo',
-      'https://github.com/acme/docs.git',
+      'https://git.invalid/acme/docs.git',
       '--ref',
       'trunk',
     ]);
     expect(project).toMatchObject({
       name: 'Docs',
-      repository: 'https://github.com/acme/docs.git',
+      repository: 'https://git.invalid/acme/docs.git',
       baseBranch: 'trunk',
     });
     expect(project.id).toMatch(/^prj_/);
-    expect(await json(['projects', 'list'])).toEqual([project]);
+    const { warnings, ...listed0 } = project;
+    // No network here: the remote could not be checked, which is a warning, not a refusal.
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Could not check https:\/\/git\.invalid\/acme\/docs\.git now/),
+    ]);
+    expect(await json(['projects', 'list'])).toEqual([listed0]);
 
     const created = await json(['keys', 'create', '--project', String(project.id), '--name', 'ci']);
     expect(created.key).toMatch(/^dw_[0-9A-Za-z]{38}$/);
@@ -90,5 +98,100 @@ describe(`docwright CLI on ${testBackend}`, () => {
     expect(results.map((r) => r.code)).toEqual([0, 0, 0]);
     const applied = results.flatMap((r) => (JSON.parse(r.stdout) as { applied: string[] }).applied);
     expect(applied.filter((name) => name === '0001_initial')).toHaveLength(1);
+  });
+
+  it('checks the repository and base branch when a project is created or moved', async () => {
+    const dir = tempDir();
+    try {
+      const repo = path.join(dir.dir, 'docs');
+      createRepository(repo, { 'index.md': '# Home\n' });
+      mkdirSync(path.join(repo, 'guides'));
+      const plain = path.join(dir.dir, 'plain');
+      mkdirSync(plain);
+      const refused = async (args: string[], message: RegExp) => {
+        const result = await runCli(['projects', 'create', '--name', 'Docs', ...args], env);
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stderr).toMatch(message);
+      };
+      await refused(['--repo', path.join(dir.dir, 'no-such-path')], /does not exist/);
+      await refused(['--repo', plain], /is not a git repository/);
+      await refused(['--repo', path.join(repo, 'guides')], /is inside the git repository .*, not one itself/);
+      await refused(['--repo', repo, '--ref', 'trunk'], /has no branch "trunk"; its branches include main/);
+      expect(await json(['projects', 'list'])).toEqual([]);
+
+      const created = await json(['projects', 'create', '--name', 'Docs', '--repo', repo]);
+      expect(created).toMatchObject({ repository: repo, baseBranch: 'main', warnings: [] });
+      // A remote that cannot be asked now (no network here, or credentials needed) is a warning.
+      const remote = await runCli(
+        ['projects', 'create', '--name', 'Remote', '--repo', 'https://docs.invalid/acme/docs.git'],
+        env,
+      );
+      expect(remote.code).toBe(0);
+      expect(remote.stderr).toMatch(/^Warning: Could not check https:\/\/docs\.invalid\/acme\/docs\.git now/);
+
+      const moved = await runCli(['projects', 'update', String(created.id), '--ref', 'nope'], env);
+      expect(moved.code).toBe(1);
+      expect(moved.stderr).toMatch(/has no branch "nope"/);
+      const renamed = await runCli(['projects', 'update', String(created.id), '--repo', plain], env);
+      expect(renamed.code).toBe(1);
+      const shown = await json(['projects', 'update', String(created.id)]);
+      expect(shown).toMatchObject({ repository: repo, baseBranch: 'main' });
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('deletes a project with its jobs, keys, working copies and analytics, after confirmation', async () => {
+    const dir = tempDir();
+    try {
+      const repo = path.join(dir.dir, 'docs');
+      createRepository(repo, { 'index.md': '# Home\n' });
+      const doomed = await json(['projects', 'create', '--name', 'Doomed', '--repo', repo]);
+      const kept = await json(['projects', 'create', '--name', 'Kept', '--repo', repo]);
+      await json(['keys', 'create', '--project', String(doomed.id)]);
+      const keptKey = await json(['keys', 'create', '--project', String(kept.id)]);
+      // Working copies as the agent leaves them: the mirror and a parked copy.
+      const mirror = path.join(database.dir, 'mirrors', `${doomed.id}.git`);
+      const pool = path.join(database.dir, 'workspaces', '.pool', String(doomed.id));
+      mkdirSync(mirror, { recursive: true });
+      mkdirSync(pool, { recursive: true });
+      const log = path.join(dir.dir, 'access.log');
+      const line = (ip: string) =>
+        `${ip} - - [20/Nov/2026:10:00:00 +0000] "GET /quickstart HTTP/1.1" 200 512 "-" "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0"\n`;
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(log, line('203.0.113.7') + line('203.0.113.8'));
+      for (const project of [doomed, kept]) {
+        const imported = await runCli(
+          ['analytics', 'import', '--project', String(project.id), log, '--json'],
+          env,
+        );
+        expect(imported.code, imported.stderr).toBe(0);
+      }
+
+      // Not on a terminal and no --yes: nothing happens.
+      const unconfirmed = await runCli(['projects', 'delete', String(doomed.id)], env);
+      expect(unconfirmed.code).toBe(1);
+      expect(unconfirmed.stderr).toMatch(/without confirmation: add --yes/);
+      expect(existsSync(mirror)).toBe(true);
+
+      const deleted = await json(['projects', 'delete', String(doomed.id), '--yes']);
+      expect(deleted).toEqual({ deleted: doomed.id, jobs: 0, keys: 1 });
+      expect((await json(['projects', 'list'])).map((p) => p.id)).toEqual([kept.id]);
+      expect(existsSync(mirror)).toBe(false);
+      expect(existsSync(pool)).toBe(false);
+      const again = await runCli(['projects', 'delete', String(doomed.id), '--yes'], env);
+      expect(again.stderr).toBe(`Error: Project ${doomed.id} not found\n`);
+      // The other project keeps its key and its analytics.
+      expect(await json(['keys', 'list', '--project', String(kept.id)])).toHaveLength(1);
+      expect(keptKey.key).toMatch(/^dw_/);
+      const reimport = await runCli(
+        ['analytics', 'import', '--project', String(kept.id), log, '--json'],
+        env,
+      );
+      // Its views are still there: importing the same lines again finds them all.
+      expect(JSON.parse(reimport.stdout)).toMatchObject({ imported: 0, duplicates: 2 });
+    } finally {
+      dir.cleanup();
+    }
   });
 });

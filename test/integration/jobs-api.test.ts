@@ -375,7 +375,10 @@ describe(`agent job API on ${testBackend}`, () => {
       );
       // Reads are not limited, and another project has its own budget.
       expect((await t.request('GET', `/v2/agent/${t.project.id}/job/${job.id}`)).status).toBe(200);
-      const other = await t.services.projects.create({ name: 'Other', repository: '/tmp/other' });
+      const other = await t.services.projects.create({
+        name: 'Other',
+        repository: 'https://example.com/other.git',
+      });
       const { key } = await t.services.keys.create(other.id, 'other');
       expect(
         (await t.request('POST', `/v2/agent/${other.id}/job`, { key, body: { prompt: 'x' } })).status,

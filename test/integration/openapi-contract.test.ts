@@ -142,7 +142,10 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
     );
 
     // Errors.
-    const other = await t.services.projects.create({ name: 'Other', repository: '/tmp/o' });
+    const other = await t.services.projects.create({
+      name: 'Other',
+      repository: 'https://example.com/o.git',
+    });
     const { key: otherKey } = await t.services.keys.create(other.id, 'o');
     const errors: [Response, string, string][] = [
       [

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
 import { CODE_HOST_KINDS, type CodeHostKind } from '../../domain/agent/code-host.ts';
 import { invalid } from '../../domain/errors.ts';
 import type { ProjectSettingsChange } from '../../domain/projects/project-settings.ts';
@@ -14,11 +15,44 @@ export async function createProjectCommand(options: {
   const project = await withServices((s) =>
     s.projects.create({ name: options.name, repository: options.repo, baseBranch: options.ref }),
   );
+  warn(options.json, project.warnings);
   print(
     options.json,
     project,
     (p) => `Created project ${p.id} (${p.name}, ${p.repository} @ ${p.baseBranch})`,
   );
+}
+
+/** Deletes a project and all it owns, after confirmation (typed on a terminal, or --yes). */
+export async function deleteProjectCommand(projectId: string, options: { yes: boolean; json: boolean }) {
+  const deleted = await withServices(async (s) => {
+    const footprint = await s.projectRemoval.describe(projectId);
+    if (!options.yes) {
+      const { project, jobs, keys } = footprint;
+      if (!process.stdin.isTTY) {
+        throw invalid(`Refusing to delete project ${projectId} without confirmation: add --yes`);
+      }
+      const prompt = createInterface({ input: process.stdin, output: process.stderr });
+      const answer = await prompt.question(
+        `Delete project ${project.id} (${project.name}, ${project.repository}) with its ${jobs} job(s), ${keys} API key(s), working copies and analytics? This cannot be undone. Type the project id to confirm: `,
+      );
+      prompt.close();
+      if (answer.trim() !== project.id) throw invalid('Not confirmed: nothing was deleted');
+    }
+    return s.projectRemoval.delete(projectId);
+  });
+  print(
+    options.json,
+    { deleted: deleted.project.id, jobs: deleted.jobs, keys: deleted.keys },
+    (d) =>
+      `Deleted project ${d.deleted} with ${d.jobs} job(s), ${d.keys} API key(s), its working copies and analytics`,
+  );
+}
+
+/** Things the user should know that did not stop the command (with --json, they are in the output). */
+function warn(json: boolean, warnings: string[]): void {
+  if (json) return;
+  for (const warning of warnings) process.stderr.write(`Warning: ${warning}\n`);
 }
 
 export async function listProjectsCommand(options: { json: boolean }) {
@@ -32,6 +66,8 @@ export async function listProjectsCommand(options: { json: boolean }) {
 }
 
 export interface UpdateProjectOptions {
+  repo?: string;
+  ref?: string;
   model?: string;
   clearModel?: boolean;
   draft?: boolean;
@@ -82,18 +118,30 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
     });
     change.credentials = { appId: options.githubAppId, privateKey, installationId };
   }
-  const settings = await withServices(async (s) => {
+  const { settings, project, warnings } = await withServices(async (s) => {
+    const moved =
+      options.repo !== undefined || options.ref !== undefined
+        ? await s.projects.relocate(projectId, { repository: options.repo, baseBranch: options.ref })
+        : null;
     const service = s.projectSettings;
-    return Object.keys(change).length === 0 ? service.show(projectId) : service.update(projectId, change);
+    const settings =
+      Object.keys(change).length === 0
+        ? await service.show(projectId)
+        : await service.update(projectId, change);
+    const project = moved ?? (await s.projects.get(projectId));
+    return { settings, project, warnings: moved?.warnings ?? [] };
   });
-  print(options.json, settings, (v) =>
+  warn(options.json, warnings);
+  const shown = { ...settings, repository: project.repository, baseBranch: project.baseBranch, warnings };
+  print(options.json, shown, (v) =>
     [
       `Project ${v.projectId}`,
+      `  repository:   ${v.repository} @ ${v.baseBranch}`,
       `  model:        ${v.model ?? '(default)'}`,
       `  pull requests: ${v.draft ? 'draft' : 'ready for review'}`,
       `  code host:    ${v.codeHost ? v.codeHost.kind : '(none: local review for local repositories)'}`,
       ...(v.codeHost?.apiUrl ? [`  API URL:      ${v.codeHost.apiUrl}`] : []),
-      ...(v.codeHost?.repository ? [`  repository:   ${v.codeHost.repository}`] : []),
+      ...(v.codeHost?.repository ? [`  host repo:    ${v.codeHost.repository}`] : []),
       ...(v.codeHost && v.codeHost.kind !== 'local'
         ? [`  credentials:  ${v.codeHost.credentials === 'stored' ? 'stored (encrypted)' : 'none'}`]
         : []),

@@ -148,6 +148,11 @@ export class AnalyticsService {
     return allowedOrigins.includes('*') || allowedOrigins.includes(origin);
   }
 
+  /** Forgets the project's views and settings (when the project is deleted). */
+  deleteProject(projectId: string): Promise<void> {
+    return this.store.deleteProject(projectId);
+  }
+
   close(): Promise<void> {
     return this.store.close();
   }

@@ -26,6 +26,8 @@ export interface AnalyticsStore {
   forgetSalts(expired: (period: string) => boolean): Promise<string[]>;
   settings(projectId: string): Promise<AnalyticsSettings>;
   saveSettings(projectId: string, settings: AnalyticsSettings): Promise<void>;
+  /** Removes every view and setting of the project; the exports then answer as for a new one. */
+  deleteProject(projectId: string): Promise<void>;
   close(): Promise<void>;
 }
 

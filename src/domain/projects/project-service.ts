@@ -1,11 +1,12 @@
 import path from 'node:path';
 import type { Storage } from '../../storage/database.ts';
-import { findProject, insertProject, listProjects } from '../../storage/queries/projects.ts';
+import { findProject, insertProject, listProjects, updateProject } from '../../storage/queries/projects.ts';
 import type { ProjectRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
 import { invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { type Project, projectModel, toProject } from './project.ts';
+import type { RepositoryProbe } from './repository-probe.ts';
 
 export interface ProjectInfo {
   id: string;
@@ -22,27 +23,84 @@ export interface NewProject {
   baseBranch?: string | undefined;
 }
 
+/** A project as created or moved, with what could not be checked yet. */
+export interface CheckedProject extends ProjectInfo {
+  /** E.g. a remote repository that could not be reached without credentials. */
+  warnings: string[];
+}
+
 export class ProjectService {
   private readonly storage: Storage;
   private readonly clock: Clock;
-  constructor(storage: Storage, clock: Clock) {
+  private readonly probe: RepositoryProbe | null;
+  /** Without a probe, repositories are taken as given (tests that need no git). */
+  constructor(storage: Storage, clock: Clock, probe: RepositoryProbe | null = null) {
     this.storage = storage;
     this.clock = clock;
+    this.probe = probe;
   }
 
-  async create(input: NewProject, cwd: string = process.cwd()): Promise<ProjectInfo> {
+  /** Creates a project once its repository and base branch are checked. */
+  async create(input: NewProject, cwd: string = process.cwd()): Promise<CheckedProject> {
     const name = input.name.trim();
     if (!name) throw invalid('Project name must not be empty');
+    const repository = normaliseRepository(input.repository, cwd);
+    const baseBranch = validateBranch(input.baseBranch ?? 'main');
+    const warnings = await this.check(repository, baseBranch);
     const row: ProjectRow = {
       id: newId('prj'),
       name,
-      repository: normaliseRepository(input.repository, cwd),
-      base_branch: validateBranch(input.baseBranch ?? 'main'),
+      repository,
+      base_branch: baseBranch,
       settings: '{}',
       created_at: iso(this.clock()),
     };
     await insertProject(this.storage.db, row);
-    return toProjectInfo(row);
+    return { ...toProjectInfo(row), warnings };
+  }
+
+  /** Points a project at another repository or base branch, checked first; jobs made before keep theirs. */
+  async relocate(
+    id: string,
+    change: { repository?: string | undefined; baseBranch?: string | undefined },
+    cwd: string = process.cwd(),
+  ): Promise<CheckedProject> {
+    const current = await this.get(id);
+    const repository =
+      change.repository === undefined ? current.repository : normaliseRepository(change.repository, cwd);
+    const baseBranch =
+      change.baseBranch === undefined ? current.baseBranch : validateBranch(change.baseBranch);
+    const warnings = await this.check(repository, baseBranch);
+    const row = await updateProject(this.storage.db, id, { repository, base_branch: baseBranch });
+    if (!row) throw notFound(`Project ${id} not found`);
+    return { ...toProjectInfo(row), warnings };
+  }
+
+  /**
+   * Refuses a local path that is not a git repository, and a repository that answers without
+   * the base branch (naming the branches it has). A remote that cannot be asked (no network,
+   * or credentials needed, which are set after creation) is a warning: jobs will say more.
+   */
+  private async check(repository: string, baseBranch: string): Promise<string[]> {
+    if (!this.probe) return [];
+    const found = await this.probe.probe(repository, baseBranch);
+    switch (found.kind) {
+      case 'ok':
+        return [];
+      case 'not-a-repository':
+        throw invalid(`Repository ${repository} cannot be used: ${found.detail}`);
+      case 'missing-branch':
+        throw invalid(
+          `Repository ${repository} has no branch "${baseBranch}"` +
+            (found.branches.length > 0
+              ? `; its branches include ${found.branches.join(', ')} (choose one with --ref)`
+              : ' (it has no branches yet: push one first)'),
+        );
+      case 'unreachable':
+        return [
+          `Could not check ${repository} now (${found.detail}). If it is private, store credentials with docwright projects update <id> --token-stdin; each job fetches it and reports a failure clearly.`,
+        ];
+    }
   }
 
   async list(): Promise<ProjectInfo[]> {

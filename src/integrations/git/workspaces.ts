@@ -241,6 +241,16 @@ export class GitWorkspaces {
     });
   }
 
+  /** Deletes everything of a project on disk: its mirror, parked copies and jobs' working copies. */
+  async removeProject(projectId: string, jobIds: readonly string[]): Promise<void> {
+    const mirror = this.mirrorDir(projectId);
+    await this.locks.run(mirror, async () => {
+      for (const jobId of jobIds) await rm(this.workspaceDir(jobId), { recursive: true, force: true });
+      await rm(this.poolDir(projectId), { recursive: true, force: true });
+      await rm(mirror, { recursive: true, force: true });
+    });
+  }
+
   /** Where finished jobs' working copies wait to be reused by the project's next jobs. */
   poolDir(projectId: string): string {
     return path.join(this.opts.dataDir, 'workspaces', '.pool', safeName(projectId, 'project id'));

@@ -162,19 +162,21 @@ export class AnalyticsDatabase {
         'insert into chunks (project, day, count, data, first_ms, last_ms) values (?, ?, ?, ?, ?, ?)',
       ),
       maxSeq: sqlite.prepare('select coalesce(max(seq), 0) from chunks').pluck(),
+      // `count > 0`: a deleted project's chunks are kept empty (see deleteProject) and add nothing.
       after: sqlite.prepare(
-        'select seq, project, day, count, data from chunks where seq > ? and seq <= ? order by seq',
+        'select seq, project, day, count, data from chunks where seq > ? and seq <= ? and count > 0 order by seq',
       ),
       projectAfter: sqlite.prepare(
-        'select seq, project, day, count, data from chunks where project = ? and seq > ? and seq <= ? order by seq',
+        'select seq, project, day, count, data from chunks where project = ? and seq > ? and seq <= ? and count > 0 order by seq',
       ),
       // No ORDER BY: from this index it would sort the blobs; the caller sorts the few rows.
       projectDaySpan: sqlite.prepare(
         `select seq, project, day, count, data from chunks indexed by chunks_project_day_span
-         where project = ? and day = ? and seq <= ? and (first_ms is null or (last_ms >= ? and first_ms < ?))`,
+         where project = ? and day = ? and seq <= ? and count > 0
+           and (first_ms is null or (last_ms >= ? and first_ms < ?))`,
       ),
       projectDay: sqlite.prepare(
-        'select seq, project, day, count, data from chunks where project = ? and day = ? and seq <= ? order by seq',
+        'select seq, project, day, count, data from chunks where project = ? and day = ? and seq <= ? and count > 0 order by seq',
       ),
       snapshots: sqlite.prepare('select day, data from day_snapshots where project = ?'),
       projectPage: sqlite.prepare(
@@ -204,6 +206,13 @@ export class AnalyticsDatabase {
         'insert into salts (period, salt, created_at) values (?, ?, ?) on conflict (period) do nothing',
       ),
       selectSettings: sqlite.prepare('select value from settings where project_id = ?').pluck(),
+      deleteSettings: sqlite.prepare('delete from settings where project_id = ?'),
+      // Emptied, not deleted: sequence numbers never go back, or other processes following
+      // the log by sequence would skip the next chunks written.
+      emptyChunks: sqlite.prepare(
+        `update chunks set count = 0, data = x'', first_ms = null, last_ms = null
+         where project = ? and count > 0`,
+      ),
       upsertSettings: sqlite.prepare(
         `insert into settings (project_id, value) values (?, ?)
          on conflict (project_id) do update set value = excluded.value`,
@@ -385,6 +394,13 @@ export class AnalyticsDatabase {
 
   saveSettings(projectId: string, value: string): void {
     this.statements.upsertSettings.run(projectId, value);
+  }
+
+  /** Empties the project's chunks, drops its snapshots and settings (inside `write`). */
+  deleteProject(project: number, projectId: string): void {
+    this.statements.emptyChunks.run(project);
+    this.statements.deleteSettings.run(projectId);
+    this.invalidateIndex(project);
   }
 
   close(): void {

@@ -257,6 +257,18 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
     this.pageCache.clear();
   }
 
+  async deleteProject(projectId: string): Promise<void> {
+    const db = this.database();
+    const projectNo = this.projectNo(projectId);
+    db.write(() => db.deleteProject(projectNo, projectId));
+    this.loaded.delete(projectNo);
+    this.pageCache.clear();
+    // Event ids are cached per (project, day); the project id is never used again, so other
+    // processes' caches may keep its entries until they are evicted.
+    this.keySets.clear();
+    this.cachedKeys = 0;
+  }
+
   async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
     const db = this.database();
     const projectNo = this.projectNo(projectId);

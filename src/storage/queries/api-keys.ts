@@ -41,3 +41,12 @@ export function revokeApiKey(db: Executor, id: string, at: string): Promise<ApiK
 export async function touchApiKey(db: Executor, id: string, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
 }
+
+export async function countApiKeys(db: Executor, projectId: string): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}

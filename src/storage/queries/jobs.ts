@@ -20,6 +20,11 @@ export function findJobById(db: Executor, id: string): Promise<JobRow | undefine
   return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+export async function listJobIds(db: Executor, projectId: string): Promise<string[]> {
+  const rows = await db.selectFrom('jobs').select('id').where('project_id', '=', projectId).execute();
+  return rows.map((r) => r.id);
+}
+
 export interface JobPageQuery {
   projectId: string;
   status: string | undefined;

@@ -20,3 +20,8 @@ export async function updateProject(
 ): Promise<ProjectRow | undefined> {
   return db.updateTable('projects').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 }
+
+/** Deletes the project; its jobs, turns, messages, keys and sessions go with it (foreign keys cascade). */
+export async function deleteProject(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('projects').where('id', '=', id).execute();
+}

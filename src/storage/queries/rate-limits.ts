@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from './executor.ts';
 
 /** Counts one hit in a fixed window and returns the window's total so far. */
@@ -24,5 +25,15 @@ export async function deleteRateLimitWindowsBefore(
     .deleteFrom('rate_limit_windows')
     .where('bucket', '=', bucket)
     .where('window_start', '<', before)
+    .execute();
+}
+
+/** The windows of a project's buckets (`<kind>:<projectId>`). */
+export async function deleteRateLimitWindowsOf(db: Executor, projectId: string): Promise<void> {
+  const suffix = `:${projectId}`;
+  // A suffix compared exactly: LIKE would read the ids' underscores as wildcards.
+  await db
+    .deleteFrom('rate_limit_windows')
+    .where(sql<string>`substr(bucket, length(bucket) - ${suffix.length - 1})`, '=', suffix)
     .execute();
 }

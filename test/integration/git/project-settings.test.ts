@@ -157,6 +157,9 @@ describe('docwright projects update', () => {
       model: 'anthropic:claude-sonnet-4-5',
       draft: false,
       codeHost: { kind: 'github', apiUrl: null, repository: null, credentials: 'none' },
+      repository: 'https://github.com/acme/docs.git',
+      baseBranch: 'main',
+      warnings: [],
     });
 
     const refused = await cli(database.env, ['projects', 'update', id, '--token-stdin'], `${TOKEN}\n`);

@@ -59,6 +59,41 @@ describe('embedded analytics store', () => {
     expect(report.rows.map((r) => r.path).sort()).toEqual(['/p1', '/p2', '/p3', '/p4']);
   });
 
+  it('deletes a project: its exports answer empty, here and in another process, and others keep theirs', async () => {
+    const server = service();
+    const cli = service();
+    const view = (day: number, id: string) => ({
+      timestamp: `2025-03-0${day}T10:00:00Z`,
+      path: `/p${day}`,
+      userAgent: CHROME,
+      visitorId: 'v',
+      id,
+    });
+    await server.ingest('doomed', [view(1, 'a'), view(2, 'b')]);
+    await server.ingest('kept', [view(1, 'a'), view(3, 'c')]);
+    await server.updateSettings('doomed', { allowedOrigins: ['https://docs.example.com'] });
+    expect((await server.pages('doomed', 'views', all)).totals.total).toBe(2); // index built
+    await cli.deleteProject('doomed');
+    for (const s of [server, cli]) {
+      expect(await s.pages('doomed', 'views', all)).toEqual({
+        totals: { human: 0, ai: 0, total: 0 },
+        rows: [],
+        hasMore: false,
+      });
+      expect(await s.timeSeries('doomed', { range: all.range, interval: 'day' })).toEqual([]);
+      expect((await s.breakdown('doomed', { range: all.range })).agents).toEqual([]);
+      expect((await s.settings('doomed')).allowedOrigins).toEqual([]);
+      expect((await s.pages('kept', 'views', all)).totals.total).toBe(2);
+    }
+    // Appends after the deletion are seen by the other process (sequence numbers never go back).
+    await cli.ingest('kept', [view(4, 'd')]);
+    expect((await server.pages('kept', 'views', all)).totals.total).toBe(3);
+    await server.close();
+    const reopened = service();
+    expect((await reopened.pages('doomed', 'views', all)).totals.total).toBe(0);
+    expect((await reopened.pages('kept', 'views', all)).totals.total).toBe(3);
+  });
+
   it('keeps projects apart and counts a visitor seen as human and as ai once in total', async () => {
     const s = service();
     await s.ingest('a', [

@@ -1,0 +1,73 @@
+import { realpath, stat } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { isLocalRepository } from '../../domain/agent/code-host.ts';
+import type { RepositoryProbe, RepositoryProbeResult } from '../../domain/projects/repository-probe.ts';
+import { localRepositoryPath } from '../codehosts/local.ts';
+import { GitError, GitRunner } from './git-runner.ts';
+
+// A remote that does not answer this fast is reported as unreachable, not waited for.
+const REMOTE_TIMEOUT_MS = 15_000;
+const BRANCHES_SHOWN = 10;
+
+/** Asks git whether a repository exists and has a branch: locally, or with `git ls-remote`. */
+export class GitRepositoryProbe implements RepositoryProbe {
+  private readonly git: GitRunner;
+  constructor(logger: Logger) {
+    this.git = new GitRunner({ logger });
+  }
+
+  async probe(repository: string, branch: string): Promise<RepositoryProbeResult> {
+    if (isLocalRepository(repository)) return this.probeLocal(localRepositoryPath(repository), branch);
+    try {
+      // Without credentials: a private repository cannot answer yet (they are set after creation).
+      const { stdout } = await this.git.run(['ls-remote', '--heads', '--', repository], {
+        cwd: process.cwd(),
+        timeoutMs: REMOTE_TIMEOUT_MS,
+      });
+      return this.found(branch, headsOf(stdout));
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      return { kind: 'unreachable', detail: error.message };
+    }
+  }
+
+  private async probeLocal(dir: string, branch: string): Promise<RepositoryProbeResult> {
+    const isDirectory = await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDirectory)
+      return { kind: 'not-a-repository', detail: `${dir} does not exist or is not a directory` };
+    const run = (args: string[]) => this.git.run(args, { cwd: dir, timeoutMs: REMOTE_TIMEOUT_MS });
+    try {
+      // A folder inside some other repository is not a repository of its own.
+      const [bare, top] = (await run(['rev-parse', '--is-bare-repository', '--show-toplevel'])).stdout
+        .trim()
+        .split('\n');
+      if (bare !== 'true' && (top === undefined || (await realpath(top)) !== (await realpath(dir)))) {
+        return {
+          kind: 'not-a-repository',
+          detail: `${dir} is inside the git repository ${top}, not one itself`,
+        };
+      }
+      const { stdout } = await run(['for-each-ref', '--format=%(refname)', 'refs/heads']);
+      return this.found(branch, stdout.split('\n').filter(Boolean));
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      return { kind: 'not-a-repository', detail: `${dir} is not a git repository` };
+    }
+  }
+
+  private found(branch: string, refs: string[]): RepositoryProbeResult {
+    if (refs.includes(`refs/heads/${branch}`)) return { kind: 'ok' };
+    const branches = refs.map((ref) => ref.replace(/^refs\/heads\//, '')).slice(0, BRANCHES_SHOWN);
+    return { kind: 'missing-branch', branches };
+  }
+}
+
+function headsOf(lsRemote: string): string[] {
+  return lsRemote
+    .split('\n')
+    .map((line) => line.split('\t')[1])
+    .filter((ref): ref is string => ref !== undefined);
+}
