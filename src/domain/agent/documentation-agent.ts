@@ -6,12 +6,7 @@ import type { Project } from '../projects/project.ts';
 import type { Agent, AgentMessage, AgentTurnInput, AgentTurnResult, TokenUsage } from './agent.ts';
 import type { CodeHost, GitCredentials, PullRequestRef } from './code-host.ts';
 import { runAgentLoop } from './llm/run-agent-loop.ts';
-import {
-  capInstructions,
-  INSTRUCTION_FILES,
-  MAX_INSTRUCTIONS_CHARS,
-  systemPromptWith,
-} from './llm/system-prompt.ts';
+import { repositoryInstructions, systemPromptWith } from './llm/system-prompt.ts';
 import {
   createDocumentationTools,
   formatFindings,
@@ -172,21 +167,11 @@ export class DocumentationAgent implements Agent {
     }
   }
 
-  /** The repository's own instructions at the turn's starting commit, as buildSystemPrompt reads them. */
-  private async instructions(projectId: string, sha: string): Promise<{ file: string; text: string } | null> {
-    for (const file of INSTRUCTION_FILES) {
-      // Four bytes per character at most in UTF-8.
-      const text = await this.deps.workspaces.readCommittedFile(
-        projectId,
-        sha,
-        file,
-        MAX_INSTRUCTIONS_CHARS * 4 + 4,
-      );
-      if (text !== null && text.trim() !== '') {
-        return { file, text: capInstructions(text.trim(), MAX_INSTRUCTIONS_CHARS) };
-      }
-    }
-    return null;
+  /** The repository's own instructions at the turn's starting commit. */
+  private instructions(projectId: string, sha: string): Promise<{ file: string; text: string } | null> {
+    return repositoryInstructions((file, maxBytes) =>
+      this.deps.workspaces.readCommittedFile(projectId, sha, file, maxBytes),
+    );
   }
 
   /** Updates the branch's open pull request, or opens one; a retried turn finds the first. */

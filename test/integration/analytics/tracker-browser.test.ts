@@ -96,15 +96,23 @@ describe(`browser tracker in headless Chromium on ${testBackend}`, () => {
     const before = await views();
     const context = await browser.newContext({ userAgent: DESKTOP_CHROME });
     const page = await context.newPage();
-    const refused = page
-      .waitForResponse((r) => r.url().endsWith('/collect'), { timeout: 15_000 })
-      .catch(() => null);
+    // The page must send its beacon, and the server must refuse it.
+    const refused = page.waitForResponse((r) => r.url().endsWith('/collect'), { timeout: 15_000 });
     // Same site, other origin: localhost instead of 127.0.0.1.
     await page.goto(siteUrl.replace('127.0.0.1', 'localhost'));
     const response = await refused;
-    if (response) expect(response.status()).toBe(403);
+    expect(response.status()).toBe(403);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await views()).toEqual(before);
+
+    // The same page, once its origin is allowed, is counted: it was the origin that was refused.
+    await t.request('PATCH', `/v1/analytics/${t.project.id}/settings`, {
+      body: { allowedOrigins: [siteUrl.replace('127.0.0.1', 'localhost')] },
+    });
+    const accepted = page.waitForResponse((r) => r.url().endsWith('/collect'), { timeout: 15_000 });
+    await page.reload();
+    expect((await accepted).status()).toBe(202);
+    await expect.poll(views, { timeout: 15_000 }).toEqual({ ...before, '/': (before['/'] ?? 0) + 1 });
     await context.close();
   });
 });

@@ -1,26 +1,62 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { runAgentLoop } from '../../../src/domain/agent/llm/run-agent-loop.ts';
-import { buildSystemPrompt } from '../../../src/domain/agent/llm/system-prompt.ts';
+import {
+  type CommittedFileReader,
+  repositoryInstructions,
+  systemPromptWith,
+} from '../../../src/domain/agent/llm/system-prompt.ts';
+import { GitWorkspaces } from '../../../src/integrations/git/workspaces.ts';
 import { createLanguageModel } from '../../../src/integrations/models/create-model.ts';
+import { createRepository, git, tempDir } from '../../helpers/git-repos.ts';
 import { startScriptedOpenAIServer } from '../../helpers/scripted-openai-server.ts';
 
+/**
+ * The repository's instructions as production reads them: from the commit a turn starts at,
+ * through the job's mirror (GitWorkspaces.readCommittedFile), never from the working tree.
+ */
 let root: string;
+let cleanup: () => void;
 let repo: string;
-beforeEach(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'docwright-prompt-'));
+let jobs = 0;
+beforeEach(() => {
+  ({ dir: root, cleanup } = tempDir('docwright-prompt-'));
   repo = path.join(root, 'repo');
-  await mkdir(repo);
+  createRepository(repo, { 'index.md': '# Home\n' });
 });
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+afterEach(() => cleanup());
 
-describe('buildSystemPrompt', () => {
-  test('without instructions it is the documentation prompt alone', async () => {
-    const prompt = await buildSystemPrompt(repo);
+/** Commits `change` in the repository, then reads the instructions at that commit as a turn does. */
+async function instructionsAfter(change: (dir: string) => void, maxChars?: number) {
+  change(repo);
+  git(repo, 'add', '--all');
+  git(repo, 'commit', '--quiet', '--allow-empty', '-m', 'Instructions');
+  const workspaces = new GitWorkspaces({
+    dataDir: path.join(root, 'data'),
+    logger: pino({ level: 'silent' }),
+    author: { name: 'Docwright', email: 'bot@docwright.test' },
+  });
+  const jobId = `job_${++jobs}`;
+  const started = await workspaces.begin({
+    projectId: 'prj_prompt',
+    jobId,
+    repository: repo,
+    baseBranch: 'main',
+    branch: `docwright/${jobId}`,
+    credentials: null,
+  });
+  await started.ready;
+  const read: CommittedFileReader = (file, maxBytes) =>
+    workspaces.readCommittedFile('prj_prompt', started.startSha, file, maxBytes);
+  return repositoryInstructions(read, maxChars);
+}
+
+describe("the repository's instructions in the system prompt", () => {
+  test('without instructions the prompt is the documentation prompt alone', async () => {
+    expect(await instructionsAfter(() => {})).toBeNull();
+    const prompt = systemPromptWith(null);
     expect(prompt).toMatch(/docs\.json, mint\.json, mkdocs\.yml/);
     expect(prompt).toMatch(/Never invent product facts/);
     expect(prompt).toMatch(/run validate/);
@@ -28,70 +64,88 @@ describe('buildSystemPrompt', () => {
     expect(prompt).not.toContain('<repository-instructions>');
   });
 
-  test("includes the repository's AGENTS.md", async () => {
-    await writeFile(path.join(repo, 'AGENTS.md'), 'Use sentence case for headings.\n');
-    const prompt = await buildSystemPrompt(repo);
+  test('includes the committed AGENTS.md, and says where it came from', async () => {
+    const found = await instructionsAfter((dir) =>
+      writeFileSync(path.join(dir, 'AGENTS.md'), 'Use sentence case for headings.\n'),
+    );
+    expect(found).toEqual({ file: 'AGENTS.md', text: 'Use sentence case for headings.' });
+    const prompt = systemPromptWith(found);
     expect(prompt).toContain('from AGENTS.md');
     expect(prompt).toContain(
       '<repository-instructions>\nUse sentence case for headings.\n</repository-instructions>',
     );
   });
 
-  test('prefers .docwright/AGENTS.md over the root one', async () => {
-    await writeFile(path.join(repo, 'AGENTS.md'), 'ROOT RULES');
-    await mkdir(path.join(repo, '.docwright'));
-    await writeFile(path.join(repo, '.docwright', 'AGENTS.md'), 'DOCWRIGHT RULES');
-    const prompt = await buildSystemPrompt(repo);
-    expect(prompt).toContain('DOCWRIGHT RULES');
-    expect(prompt).toContain('from .docwright/AGENTS.md');
-    expect(prompt).not.toContain('ROOT RULES');
+  test('prefers .docwright/AGENTS.md; an empty one falls back to the root one', async () => {
+    const preferred = await instructionsAfter((dir) => {
+      writeFileSync(path.join(dir, 'AGENTS.md'), 'ROOT RULES');
+      mkdirSync(path.join(dir, '.docwright'));
+      writeFileSync(path.join(dir, '.docwright', 'AGENTS.md'), 'DOCWRIGHT RULES');
+    });
+    expect(preferred).toEqual({ file: '.docwright/AGENTS.md', text: 'DOCWRIGHT RULES' });
+    const fallback = await instructionsAfter((dir) =>
+      writeFileSync(path.join(dir, '.docwright', 'AGENTS.md'), '  \n'),
+    );
+    expect(fallback).toEqual({ file: 'AGENTS.md', text: 'ROOT RULES' });
   });
 
-  test('an empty .docwright/AGENTS.md falls back to the root one', async () => {
-    await writeFile(path.join(repo, 'AGENTS.md'), 'ROOT RULES');
-    await mkdir(path.join(repo, '.docwright'));
-    await writeFile(path.join(repo, '.docwright', 'AGENTS.md'), '  \n');
-    expect(await buildSystemPrompt(repo)).toContain('ROOT RULES');
+  test('never follows a symbolic link, inside the repository or out of it', async () => {
+    writeFileSync(path.join(root, 'secret.txt'), 'TOP SECRET TOKEN');
+    const outside = await instructionsAfter((dir) =>
+      symlinkSync(path.join(root, 'secret.txt'), path.join(dir, 'AGENTS.md')),
+    );
+    expect(outside).toBeNull();
+    const inside = await instructionsAfter((dir) => {
+      git(dir, 'rm', '--quiet', 'AGENTS.md');
+      mkdirSync(path.join(dir, 'docs'));
+      writeFileSync(path.join(dir, 'docs', 'CONTRIBUTING.md'), 'Write in British English.');
+      mkdirSync(path.join(dir, '.docwright'), { recursive: true });
+      symlinkSync('../docs/CONTRIBUTING.md', path.join(dir, '.docwright', 'AGENTS.md'));
+    });
+    expect(inside).toBeNull();
   });
 
-  test('ignores an AGENTS.md that is a symbolic link out of the repository', async () => {
-    await writeFile(path.join(root, 'secret.txt'), 'TOP SECRET TOKEN');
-    await symlink(path.join(root, 'secret.txt'), path.join(repo, 'AGENTS.md'));
-    const prompt = await buildSystemPrompt(repo);
-    expect(prompt).not.toContain('TOP SECRET');
-    expect(prompt).not.toContain('<repository-instructions>');
-  });
-
-  test('follows a symbolic link that stays inside the repository', async () => {
-    await mkdir(path.join(repo, 'docs'));
-    await writeFile(path.join(repo, 'docs', 'CONTRIBUTING.md'), 'Write in British English.');
-    await symlink('docs/CONTRIBUTING.md', path.join(repo, 'AGENTS.md'));
-    expect(await buildSystemPrompt(repo)).toContain('Write in British English.');
-  });
-
-  test('ignores a directory named AGENTS.md', async () => {
-    await mkdir(path.join(repo, 'AGENTS.md'));
-    expect(await buildSystemPrompt(repo)).not.toContain('<repository-instructions>');
+  test('ignores a directory named AGENTS.md, and files only in the working tree', async () => {
+    const directory = await instructionsAfter((dir) => {
+      mkdirSync(path.join(dir, 'AGENTS.md'));
+      writeFileSync(path.join(dir, 'AGENTS.md', 'notes.md'), 'NOT INSTRUCTIONS');
+    });
+    expect(directory).toBeNull();
+    // Written after the commit the turn starts from: not part of the repository yet.
+    const workspaces = new GitWorkspaces({
+      dataDir: path.join(root, 'data'),
+      logger: pino({ level: 'silent' }),
+      author: { name: 'Docwright', email: 'bot@docwright.test' },
+    });
+    writeFileSync(path.join(repo, '.docwright-uncommitted.md'), 'x');
+    const head = git(repo, 'rev-parse', 'HEAD').trim();
+    expect(
+      await workspaces.readCommittedFile('prj_prompt', head, '.docwright-uncommitted.md', 100),
+    ).toBeNull();
   });
 
   test('cuts long instructions and says so', async () => {
-    await writeFile(path.join(repo, 'AGENTS.md'), `${'a'.repeat(150)}TAIL`);
-    const prompt = await buildSystemPrompt(repo, { maxInstructionsChars: 100 });
-    expect(prompt).toContain('a'.repeat(100));
-    expect(prompt).not.toContain('a'.repeat(101));
-    expect(prompt).not.toContain('TAIL');
-    expect(prompt).toMatch(/the rest of this file was cut/);
+    const found = await instructionsAfter(
+      (dir) => writeFileSync(path.join(dir, 'AGENTS.md'), `${'a'.repeat(450)}TAIL`),
+      100,
+    );
+    expect(found?.text).toContain('a'.repeat(100));
+    expect(found?.text).not.toContain('a'.repeat(101));
+    expect(found?.text).not.toContain('TAIL');
+    expect(found?.text).toMatch(/the rest of this file was cut/);
   });
 
   test("the repository's AGENTS.md reaches the model as the system message", async () => {
-    await writeFile(path.join(repo, 'AGENTS.md'), 'Every page needs a description in its frontmatter.');
+    const found = await instructionsAfter((dir) =>
+      writeFileSync(path.join(dir, 'AGENTS.md'), 'Every page needs a description in its frontmatter.'),
+    );
     const server = await startScriptedOpenAIServer([
       { toolCalls: [{ name: 'finish', arguments: { summary: 'ok' } }] },
     ]);
     try {
       const result = await runAgentLoop({
         model: createLanguageModel('openai-compatible:m', { openaiCompatibleBaseUrl: server.baseUrl }),
-        system: await buildSystemPrompt(repo),
+        system: systemPromptWith(found),
         history: [],
         prompt: 'Add a page.',
         tools: {},

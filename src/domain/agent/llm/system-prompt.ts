@@ -1,6 +1,3 @@
-import { open, realpath } from 'node:fs/promises';
-import path from 'node:path';
-
 /** Where a repository keeps instructions for agents, in order of preference. */
 export const INSTRUCTION_FILES = ['.docwright/AGENTS.md', 'AGENTS.md'] as const;
 
@@ -22,23 +19,6 @@ Before you finish:
 - When you changed files, run validate and fix what it reports about your changes (pages that do not parse, invalid frontmatter, broken internal links, navigation entries that point at missing pages). Mention any finding you could not fix in your summary.
 - Then call finish exactly once with: a short summary for the person who asked (what you changed and why, or the answer to their question), and, when you changed files, a pull request title (imperative, under 72 characters) and a pull request body in Markdown that lists the changes and anything the reviewer should check.`;
 
-/**
- * The system prompt for a documentation turn: Docwright's instructions plus the
- * repository's own from `.docwright/AGENTS.md`, else `AGENTS.md` at the root.
- * The repository is untrusted: a file that is not a regular file inside `workdir`
- * (a symbolic link pointing elsewhere, say) is ignored, and long files are cut.
- */
-export async function buildSystemPrompt(
-  workdir: string,
-  options: { maxInstructionsChars?: number } = {},
-): Promise<string> {
-  const instructions = await readRepositoryInstructions(
-    workdir,
-    options.maxInstructionsChars ?? MAX_INSTRUCTIONS_CHARS,
-  );
-  return systemPromptWith(instructions);
-}
-
 /** The system prompt with the repository's instructions (already read and capped), or without. */
 export function systemPromptWith(instructions: { file: string; text: string } | null): string {
   if (instructions === null) return BASE_PROMPT;
@@ -50,48 +30,28 @@ ${instructions.text}
 </repository-instructions>`;
 }
 
-export async function readRepositoryInstructions(
-  workdir: string,
+/** Reads a regular file of the repository at the turn's starting commit, or null (see WorkspacePort). */
+export type CommittedFileReader = (file: string, maxBytes: number) => Promise<string | null>;
+
+/**
+ * The repository's own instructions: the first of INSTRUCTION_FILES that is a non-empty
+ * regular file at the turn's starting commit, cut to `maxChars`. They are read from the
+ * commit, not the working copy, and a symbolic link is never followed: the repository is
+ * untrusted and must not point the prompt at files elsewhere on the machine.
+ */
+export async function repositoryInstructions(
+  read: CommittedFileReader,
   maxChars: number = MAX_INSTRUCTIONS_CHARS,
 ): Promise<{ file: string; text: string } | null> {
-  const root = await realpath(workdir);
+  // Four bytes per character at most in UTF-8; one more tells a longer file apart.
+  const maxBytes = maxChars * 4 + 4;
   for (const file of INSTRUCTION_FILES) {
-    const text = await readConfined(root, file, maxChars);
-    if (text !== null && text.trim() !== '') return { file, text: text.trim() };
+    const text = await read(file, maxBytes);
+    if (text !== null && text.trim() !== '') {
+      return { file, text: capInstructions(text.trim(), maxChars, Buffer.byteLength(text) >= maxBytes) };
+    }
   }
   return null;
-}
-
-/** Reads `relative` under `root` unless it resolves outside it or is not a regular file. */
-async function readConfined(root: string, relative: string, maxChars: number): Promise<string | null> {
-  let resolved: string;
-  try {
-    resolved = await realpath(path.join(root, relative));
-  } catch {
-    return null;
-  }
-  const inside = path.relative(root, resolved);
-  if (
-    inside === '' ||
-    inside.startsWith('..') ||
-    path.isAbsolute(inside) ||
-    inside.split(path.sep)[0] === '.git'
-  ) {
-    return null;
-  }
-  const handle = await open(resolved, 'r').catch(() => null);
-  if (handle === null) return null;
-  try {
-    if (!(await handle.stat()).isFile()) return null;
-    // Four bytes per character at most in UTF-8; read no more than needed to fill the cap.
-    const limit = maxChars * 4 + 4;
-    const buffer = Buffer.alloc(limit);
-    const { bytesRead } = await handle.read(buffer, 0, limit, 0);
-    const text = buffer.subarray(0, bytesRead).toString('utf8');
-    return capInstructions(text, maxChars, bytesRead >= limit);
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Cuts instructions to `maxChars` with a note saying so. */
