@@ -5,7 +5,7 @@ import { DocumentationAgent } from '../domain/agent/documentation-agent.ts';
 import type { SecretBox } from '../domain/secrets/secret-box.ts';
 import { createCodeHost } from '../integrations/codehosts/create-code-host.ts';
 import { GitWorkspaces } from '../integrations/git/workspaces.ts';
-import { createLanguageModel } from '../integrations/models/create-model.ts';
+import { createLanguageModel, type ProviderKeys } from '../integrations/models/create-model.ts';
 
 /** The documentation agent wired to real git, model providers and code hosts. */
 export function createDocumentationAgent(
@@ -13,18 +13,9 @@ export function createDocumentationAgent(
   logger: Logger,
   options: { secretBox: SecretBox | null; fetch?: typeof fetch; workspaces?: GitWorkspaces },
 ): DocumentationAgent {
-  const { providers } = config;
   return new DocumentationAgent({
     workspaces: options.workspaces ?? createWorkspaces(config, logger),
-    modelFor: (spec) =>
-      createLanguageModel(spec, {
-        anthropicApiKey: providers.anthropicApiKey,
-        anthropicBaseUrl: providers.anthropicBaseUrl,
-        openaiApiKey: providers.openaiApiKey,
-        openaiBaseUrl: providers.openaiBaseUrl,
-        openaiCompatibleBaseUrl: providers.openaiCompatibleBaseUrl,
-        openaiCompatibleApiKey: providers.openaiCompatibleApiKey,
-      }),
+    modelFor: (spec) => createLanguageModel(spec, providerKeys(config)),
     codeHostFor: (project, job) =>
       createCodeHost(resolveCodeHostSettings(project, project.settings, options.secretBox), {
         publicUrl: config.publicUrl,
@@ -38,6 +29,32 @@ export function createDocumentationAgent(
     maxRetries: config.providers.maxRetries,
     logger,
   });
+}
+
+/**
+ * Why the configured default model cannot be used (a provider key or address missing), or
+ * null when it can or when none is configured. Checked at start, without calling the provider.
+ */
+export function defaultModelProblem(config: Config): string | null {
+  if (config.model === null) return null;
+  try {
+    createLanguageModel(config.model, providerKeys(config));
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function providerKeys(config: Config): ProviderKeys {
+  const { providers } = config;
+  return {
+    anthropicApiKey: providers.anthropicApiKey,
+    anthropicBaseUrl: providers.anthropicBaseUrl,
+    openaiApiKey: providers.openaiApiKey,
+    openaiBaseUrl: providers.openaiBaseUrl,
+    openaiCompatibleBaseUrl: providers.openaiCompatibleBaseUrl,
+    openaiCompatibleApiKey: providers.openaiCompatibleApiKey,
+  };
 }
 
 /** The git working copies of every project under the data dir. */

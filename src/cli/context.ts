@@ -1,15 +1,26 @@
+import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { openServices, type Services } from '../app/services.ts';
 import { type Config, loadConfig } from '../config/config.ts';
 import { LogDestination } from '../logging/log-destination.ts';
 import { createLogger } from '../logging/logger.ts';
+import { notice } from './output.ts';
 
 /**
  * Every command reads the same configuration as the server. Logs go to stderr so stdout
  * carries only the command's own output (and stays parseable with --json).
  */
-export async function openContext(): Promise<CommandContext> {
+export async function openContext(
+  options: { newDataDirNotice?: { json: boolean } } = {},
+): Promise<CommandContext> {
   const config = loadConfig();
+  if (options.newDataDirNotice && config.database.kind === 'sqlite' && !existsSync(config.dataDir)) {
+    // A command run from another directory than the server's would silently start afresh.
+    notice(
+      options.newDataDirNotice.json,
+      `no Docwright data was in ${config.dataDir}, so this command starts a new, empty one there. Run it from the directory Docwright was started in, or set DOCWRIGHT_DATA_DIR (or DATABASE_URL) to the server's.`,
+    );
+  }
   const logs = new LogDestination(2);
   const logger = createLogger(config.logLevel, logs);
   const services = await openServices(config, logger);
@@ -25,8 +36,11 @@ export interface CommandContext {
 }
 
 /** Runs `fn` with services open, and closes them afterwards whatever happens. */
-export async function withServices<T>(fn: (services: Services) => Promise<T>): Promise<T> {
-  const { services } = await openContext();
+export async function withServices<T>(
+  options: { json: boolean },
+  fn: (services: Services) => Promise<T>,
+): Promise<T> {
+  const { services } = await openContext({ newDataDirNotice: options });
   try {
     return await fn(services);
   } finally {

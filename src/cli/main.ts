@@ -1,7 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
-import { DomainError } from '../domain/errors.ts';
 import { KEY_SCOPES } from '../domain/keys/key-service.ts';
 import { analyticsImportCommand } from './commands/analytics-import.ts';
 import { analyticsReclassifyCommand } from './commands/analytics-reclassify.ts';
@@ -16,13 +15,18 @@ import {
 import { serveCommand } from './commands/serve.ts';
 import { workerCommand } from './commands/worker.ts';
 
-function buildProgram(): Command {
+function buildProgram(jsonErrors: boolean): Command {
   const program = new Command('docwright')
     .description(
       'Docwright: documentation agent jobs and docs analytics. Configured by DOCWRIGHT_* variables.',
     )
-    .showHelpAfterError()
-    .exitOverride();
+    .showHelpAfterError(!jsonErrors)
+    .exitOverride()
+    .configureOutput({
+      // Usage errors (an unknown option, a missing argument) in the form the caller asked for.
+      outputError: (text, write) =>
+        write(jsonErrors ? `${JSON.stringify({ error: text.replace(/^error: /, '').trim() })}\n` : text),
+    });
   const json = ['--json', 'print machine-readable JSON'] as const;
 
   program
@@ -98,10 +102,12 @@ function buildProgram(): Command {
       deleteProjectCommand(projectId, { yes: Boolean(o.yes), json: Boolean(o.json) }),
     );
 
-  const keys = program.command('keys').description('manage admin API keys');
+  const keys = program.command('keys').description('manage API keys (admin and analytics ingestion)');
   keys
     .command('create')
-    .description('create an admin API key (shown once)')
+    .description(
+      'create an API key (shown once): admin, or ingest for a docs server that only sends analytics',
+    )
     .requiredOption('--project <id>', 'project the key belongs to')
     .option('--name <name>', 'a name to tell keys apart', 'default')
     .addOption(
@@ -163,25 +169,25 @@ export async function main(argv: string[]): Promise<void> {
       if (error.code !== 'EPIPE') throw error;
     });
   }
+  // With --json anywhere on the line, errors are JSON too: {"error": "…"} on stderr.
+  const json = argv.slice(2).includes('--json');
   try {
-    await buildProgram().parseAsync(argv);
+    await buildProgram(json).parseAsync(argv);
   } catch (error) {
-    process.exitCode = reportError(error);
+    process.exitCode = reportError(error, json);
   }
 }
 
-function reportError(error: unknown): number {
+function reportError(error: unknown, json: boolean): number {
   if (error instanceof CommanderError) return error.exitCode; // commander already printed it
+  const write = (text: string, fields: Record<string, unknown>) =>
+    process.stderr.write(json ? `${JSON.stringify({ error: text, ...fields })}\n` : `${text}\n`);
   if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
+    write(json ? 'Invalid configuration' : error.message, { problems: error.problems });
     return 2;
   }
-  if (error instanceof DomainError) {
-    process.stderr.write(`Error: ${error.message}\n`);
-    return 1;
-  }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`Error: ${message}\n`);
+  write(json ? message : `Error: ${message}`, {});
   return 1;
 }
 

@@ -3,6 +3,11 @@ export function print<T>(json: boolean, value: T, render: (value: T) => string):
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${render(value)}\n`);
 }
 
+/** Something the user should know that did not stop the command: stderr, as JSON with --json. */
+export function notice(json: boolean, text: string): void {
+  process.stderr.write(json ? `${JSON.stringify({ notice: text })}\n` : `Note: ${text}\n`);
+}
+
 /** A plain aligned table for terminals. */
 export function table(headers: string[], rows: string[][]): string {
   if (rows.length === 0) return '(none)';

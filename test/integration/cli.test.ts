@@ -68,7 +68,7 @@ describe(`docwright CLI on ${testBackend}`, () => {
   });
 
   it('reports errors on stderr with a non-zero exit code', async () => {
-    const unknownProject = await runCli(['keys', 'create', '--project', 'prj_nope', '--json'], env);
+    const unknownProject = await runCli(['keys', 'create', '--project', 'prj_nope'], env);
     expect(unknownProject.code).toBe(1);
     expect(unknownProject.stdout).toBe('');
     expect(unknownProject.stderr).toBe('Error: Project prj_nope not found\n');
@@ -91,6 +91,45 @@ describe(`docwright CLI on ${testBackend}`, () => {
     const badConfig = await runCli(['projects', 'list'], { ...env, DOCWRIGHT_PORT: 'x' });
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr).toMatch(/Invalid configuration:\n {2}- DOCWRIGHT_PORT must be a whole number/);
+  });
+
+  it('with --json, reports every kind of error as JSON on stderr', async () => {
+    const domain = await runCli(['keys', 'create', '--project', 'prj_nope', '--json'], env);
+    expect(domain.code).toBe(1);
+    expect(domain.stdout).toBe('');
+    expect(JSON.parse(domain.stderr)).toEqual({ error: 'Project prj_nope not found' });
+    const usage = await runCli(['projects', 'create', '--name', 'x', '--json'], env);
+    expect(usage.code).not.toBe(0);
+    expect(JSON.parse(usage.stderr)).toEqual({
+      error: "required option '--repo <url-or-path>' not specified",
+    });
+    const config = await runCli(['projects', 'list', '--json'], { ...env, DOCWRIGHT_PORT: 'x' });
+    expect(config.code).toBe(2);
+    expect(JSON.parse(config.stderr)).toEqual({
+      error: 'Invalid configuration',
+      problems: [expect.stringMatching(/^DOCWRIGHT_PORT must be a whole number/)],
+    });
+  });
+
+  it('says which data directory it started afresh when there was none', async () => {
+    // The embedded default (SQLite in the data dir) whatever backend this project runs on.
+    const env = { DOCWRIGHT_LOG_LEVEL: 'warn' };
+    const fresh = `${database.dir}/elsewhere`;
+    const text = await runCli(['projects', 'list'], { ...env, DOCWRIGHT_DATA_DIR: fresh });
+    expect(text.code).toBe(0);
+    expect(text.stderr).toBe(
+      `Note: no Docwright data was in ${fresh}, so this command starts a new, empty one there. Run it from the directory Docwright was started in, or set DOCWRIGHT_DATA_DIR (or DATABASE_URL) to the server's.\n`,
+    );
+    const again = await runCli(['projects', 'list'], { ...env, DOCWRIGHT_DATA_DIR: fresh });
+    expect(again.stderr).toBe('');
+    const json = await runCli(['projects', 'list', '--json'], { ...env, DOCWRIGHT_DATA_DIR: `${fresh}2` });
+    expect(JSON.parse(json.stderr)).toEqual({ notice: expect.stringContaining(`${fresh}2`) });
+  });
+
+  it('describes keys create as making admin and ingestion keys', async () => {
+    const help = await runCli(['keys', 'create', '--help'], env);
+    expect(help.stdout).toContain('create an API key (shown once): admin, or ingest for a docs server');
+    expect(help.stdout).not.toContain('admin API key');
   });
 
   it('lets several processes migrate a fresh database at once', async () => {

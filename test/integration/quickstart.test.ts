@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChildHandle, DOCWRIGHT_BIN, startChild } from '../helpers/processes.ts';
+import { type ChildHandle, DOCWRIGHT_BIN, runCli, startChild } from '../helpers/processes.ts';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../helpers/scripted-openai-server.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/storage.ts';
 
@@ -45,6 +46,12 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     expect(first.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(first.projectId).toMatch(/^prj_/);
     expect(first.key).toMatch(/^dw_/);
+    expect(first.out).toContain(
+      'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)\n',
+    );
+    expect(first.out).toContain(
+      `Storage: ${testBackend === 'sqlite' ? `SQLite in ${database.dir}` : 'PostgreSQL'}`,
+    );
 
     // The default project is a real git repository copied from the example site.
     const jobResponse = await fetch(`${first.baseUrl}/v2/agent/${first.projectId}/job`, {
@@ -145,5 +152,40 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
       { turn: 1, status: 'failed', model: null },
       { turn: 2, status: 'succeeded', model: 'openai-compatible:test-model' },
     ]);
+  });
+
+  it('names the model in use, and warns when its provider key is missing', async () => {
+    database = createTestDatabase();
+    const started = await serve({
+      DOCWRIGHT_MODEL: 'anthropic:claude-sonnet-4-5',
+      DOCWRIGHT_LOG_LEVEL: 'info',
+    });
+    expect(started.out).toContain(
+      'Model: anthropic:claude-sonnet-4-5  (cannot be used yet: Model "anthropic:claude-sonnet-4-5" needs an API key: set ANTHROPIC_API_KEY.)',
+    );
+    const warning = server
+      ?.stderr()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .find((entry) => entry.level === 40);
+    expect(warning?.msg).toMatch(/^the configured model cannot be used: .*set ANTHROPIC_API_KEY/);
+  });
+
+  it('says which setting to change when its port is taken, and exits', async () => {
+    database = createTestDatabase();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const result = await runCli(['serve'], { ...database.env, DOCWRIGHT_PORT: String(port) });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `Error: Port ${port} on 127.0.0.1 is already in use (another Docwright, or another server). Set DOCWRIGHT_PORT to a free port, e.g. DOCWRIGHT_PORT=${port + 1} npm start.`,
+      );
+      expect(result.stderr).not.toContain('EADDRINUSE');
+    } finally {
+      taken.close();
+    }
   });
 });

@@ -12,7 +12,7 @@ export async function analyticsImportCommand(
   file: string,
   options: { project: string; format?: LogFormat | undefined; workers?: number | undefined; json: boolean },
 ): Promise<void> {
-  const summary = await withServices(async (services) => {
+  const summary = await withServices(options, async (services) => {
     await services.projects.get(options.project); // a clear "not found" before reading anything
     const size = file === '-' ? null : (await stat(file)).size;
     const progress = !options.json && process.stderr.isTTY ? new ProgressLine(size) : null;

@@ -4,7 +4,7 @@ import { print } from '../output.ts';
 
 /** `docwright analytics reclassify --project ID`: apply the current agent list to older views. */
 export async function analyticsReclassifyCommand(options: { project: string; json: boolean }): Promise<void> {
-  const result = await withServices(async (services) => {
+  const result = await withServices(options, async (services) => {
     await services.projects.get(options.project); // a clear "not found" before touching the file
     return services.analytics.reclassify(options.project);
   });

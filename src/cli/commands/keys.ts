@@ -8,7 +8,7 @@ export async function createKeyCommand(options: {
   scope?: KeyScope;
   json: boolean;
 }) {
-  const created = await withServices((s) =>
+  const created = await withServices(options, (s) =>
     s.keys.create(options.project, options.name ?? 'default', options.scope ?? 'admin'),
   );
   print(options.json, { key: created.key, ...created.info }, (k) =>
@@ -20,7 +20,7 @@ export async function createKeyCommand(options: {
 }
 
 export async function listKeysCommand(options: { project: string; json: boolean }) {
-  const keys = await withServices((s) => s.keys.list(options.project));
+  const keys = await withServices(options, (s) => s.keys.list(options.project));
   print(options.json, keys, (list) =>
     table(
       ['ID', 'NAME', 'SCOPE', 'KEY', 'CREATED', 'LAST USED', 'REVOKED'],
@@ -30,6 +30,6 @@ export async function listKeysCommand(options: { project: string; json: boolean 
 }
 
 export async function revokeKeyCommand(keyId: string, options: { json: boolean }) {
-  const key = await withServices((s) => s.keys.revoke(keyId));
+  const key = await withServices(options, (s) => s.keys.revoke(keyId));
   print(options.json, key, (k) => `Revoked API key ${k.id} (${k.name}) at ${k.revokedAt}`);
 }

@@ -12,7 +12,7 @@ export async function createProjectCommand(options: {
   ref?: string;
   json: boolean;
 }) {
-  const project = await withServices((s) =>
+  const project = await withServices(options, (s) =>
     s.projects.create({ name: options.name, repository: options.repo, baseBranch: options.ref }),
   );
   warn(options.json, project.warnings);
@@ -25,7 +25,7 @@ export async function createProjectCommand(options: {
 
 /** Deletes a project and all it owns, after confirmation (typed on a terminal, or --yes). */
 export async function deleteProjectCommand(projectId: string, options: { yes: boolean; json: boolean }) {
-  const deleted = await withServices(async (s) => {
+  const deleted = await withServices(options, async (s) => {
     const footprint = await s.projectRemoval.describe(projectId);
     if (!options.yes) {
       const { project, jobs, keys } = footprint;
@@ -56,7 +56,7 @@ function warn(json: boolean, warnings: string[]): void {
 }
 
 export async function listProjectsCommand(options: { json: boolean }) {
-  const projects = await withServices((s) => s.projects.list());
+  const projects = await withServices(options, (s) => s.projects.list());
   print(options.json, projects, (list) =>
     table(
       ['ID', 'NAME', 'REPOSITORY', 'BRANCH', 'CREATED'],
@@ -118,7 +118,7 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
     });
     change.credentials = { appId: options.githubAppId, privateKey, installationId };
   }
-  const { settings, project, warnings } = await withServices(async (s) => {
+  const { settings, project, warnings } = await withServices(options, async (s) => {
     const moved =
       options.repo !== undefined || options.ref !== undefined
         ? await s.projects.relocate(projectId, { repository: options.repo, baseBranch: options.ref })

@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
+import { defaultModelProblem } from '../../app/create-agent.ts';
 import { ensureDefaultProject } from '../../app/first-run.ts';
 import { createWorker } from '../../app/services.ts';
+import type { Config } from '../../config/config.ts';
 import { buildHttpApp } from '../../http/app.ts';
 import { openContext } from '../context.ts';
 import { print } from '../output.ts';
@@ -11,12 +13,21 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
   const { config, logger, logs, services } = await openContext();
   const firstRun = await ensureDefaultProject(services);
   const app = await buildHttpApp({ services, logger });
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close();
+    await services.close();
+    throw listenError(error, config);
+  }
   const worker = options.worker ? createWorker(services, logger) : null;
   worker?.start();
   const stopSaltPruning = services.analytics.startSaltPruning((error) =>
     logger.warn({ err: error }, 'could not delete expired analytics salts; will retry'),
   );
+  const modelProblem = defaultModelProblem(config);
+  if (modelProblem)
+    logger.warn({ model: config.model }, `the configured model cannot be used: ${modelProblem}`);
 
   const { port } = app.server.address() as AddressInfo;
   const baseUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
@@ -24,7 +35,10 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     baseUrl,
     projectId: firstRun.project.id,
     adminKey: firstRun.newKey,
+    model: config.model,
+    modelProblem,
     database: config.database.kind,
+    dataDir: config.dataDir,
     worker: worker !== null,
   };
   print(options.json, banner, (b) =>
@@ -34,7 +48,10 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
       b.adminKey
         ? `Admin API key (shown once, store it now): ${b.adminKey}`
         : 'Admin API key: created on first start; make another with `docwright keys create --project <id>`',
-      `Storage: ${b.database}${b.worker ? '; worker running in this process' : ''}`,
+      b.model === null
+        ? 'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)'
+        : `Model: ${b.model}${b.modelProblem ? `  (cannot be used yet: ${b.modelProblem})` : ''}`,
+      `Storage: ${b.database === 'sqlite' ? `SQLite in ${b.dataDir}` : 'PostgreSQL'}${b.worker ? '; worker running in this process' : ''}`,
     ].join('\n'),
   );
 
@@ -47,4 +64,27 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     },
     { logger, logs, graceSeconds: config.worker.shutdownGraceSeconds },
   );
+}
+
+/** A listen failure worded for the person starting the server: which setting to change. */
+function listenError(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${config.host}:${config.port}`;
+  if (code === 'EADDRINUSE') {
+    return new Error(
+      `Port ${config.port} on ${config.host} is already in use (another Docwright, or another server). ` +
+        `Set DOCWRIGHT_PORT to a free port, e.g. DOCWRIGHT_PORT=${config.port + 1} npm start.`,
+    );
+  }
+  if (code === 'EACCES') {
+    return new Error(
+      `Not allowed to listen on ${where}: ports below 1024 need privileges. Set DOCWRIGHT_PORT.`,
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new Error(
+      `Cannot listen on ${where}: no such address here. Set DOCWRIGHT_HOST (e.g. 127.0.0.1 or 0.0.0.0).`,
+    );
+  }
+  return error;
 }

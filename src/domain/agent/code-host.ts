@@ -145,7 +145,9 @@ function openCredentials(
     );
   }
   if (!box) {
-    throw invalid('Project credentials are stored encrypted but DOCWRIGHT_SECRET_KEY is not configured');
+    throw invalid(
+      'Project credentials are stored encrypted but DOCWRIGHT_SECRET_KEY is not configured: start the server with the DOCWRIGHT_SECRET_KEY they were stored with',
+    );
   }
   let parsed: unknown;
   try {

@@ -118,7 +118,7 @@ export class ProjectSettingsService {
       throw invalid('GitLab takes an access token, not GitHub App credentials');
     if (!this.box) {
       throw invalid(
-        'Cannot store credentials: DOCWRIGHT_SECRET_KEY is not configured (a passphrase of 16+ characters, or base64:<32 random bytes>)',
+        'Cannot store credentials: DOCWRIGHT_SECRET_KEY is not configured. Set it (a passphrase of 16+ characters, or base64:<32 random bytes>, e.g. base64:$(openssl rand -base64 32)) for this command and run the server with the same value: the server needs it to open the credentials.',
       );
     }
     return this.box.seal(JSON.stringify(checked), credentialsContext(projectId));

@@ -165,6 +165,7 @@ describe('docwright projects update', () => {
     const refused = await cli(database.env, ['projects', 'update', id, '--token-stdin'], `${TOKEN}\n`);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('DOCWRIGHT_SECRET_KEY is not configured');
+    expect(refused.stderr).toContain('run the server with the same value');
     expect(refused.stderr + refused.stdout).not.toContain(TOKEN);
 
     const keyed = { ...database.env, DOCWRIGHT_SECRET_KEY: 'a passphrase long enough for scrypt' };
