@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
-import { draftPullRequests, resolveCodeHostSettings } from '../domain/agent/code-host.ts';
 import { DocumentationAgent } from '../domain/agent/documentation-agent.ts';
+import { draftPullRequests, resolveCodeHostSettings } from '../domain/projects/code-host-settings.ts';
 import type { SecretBox } from '../domain/secrets/secret-box.ts';
 import { createCodeHost } from '../integrations/codehosts/create-code-host.ts';
 import { GitWorkspaces } from '../integrations/git/workspaces.ts';

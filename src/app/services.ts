@@ -3,16 +3,16 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import type { Agent } from '../domain/agent/agent.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
-import { type AnalyticsOptions, openAnalytics } from '../domain/analytics/options.ts';
+import type { AnalyticsOptions } from '../domain/analytics/options.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobService } from '../domain/jobs/job-service.ts';
+import { WorkSignal } from '../domain/jobs/work-signal.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { ProjectRemoval } from '../domain/projects/project-removal.ts';
 import { ProjectService } from '../domain/projects/project-service.ts';
 import { ProjectSettingsService } from '../domain/projects/project-settings.ts';
 import { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
 import { ReviewService } from '../domain/review/review-service.ts';
-import { WorkSignal } from '../domain/runner/work-signal.ts';
 import { Worker } from '../domain/runner/worker.ts';
 import { SecretBox } from '../domain/secrets/secret-box.ts';
 import { SessionService } from '../domain/sessions/session-service.ts';
@@ -22,6 +22,7 @@ import { GitRepositoryProbe } from '../integrations/git/repository-probe.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
+import { openAnalytics } from './open-analytics.ts';
 
 /** Everything a process needs, wired once from the configuration. */
 export interface Services extends HttpServices {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SALT_ROTATIONS } from '../domain/analytics/identity.ts';
+import type { DatabaseConfig } from '../storage/database.ts';
 
 /**
  * Docwright's configuration, read once at start-up from environment variables and
@@ -66,10 +67,6 @@ export interface Config {
     file: string | null;
   };
 }
-
-export type DatabaseConfig =
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string; schema: string | null };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

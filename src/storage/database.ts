@@ -3,10 +3,14 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
 import pg from 'pg';
-import type { DatabaseConfig } from '../config/config.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
+
+/** Which database holds the jobs, keys and projects (read from the configuration). */
+export type DatabaseConfig =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string; schema: string | null };
 
 /** The storage seam: one Kysely instance and the name of the engine behind it. */
 export interface Storage {

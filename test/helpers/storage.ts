@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { DatabaseConfig } from '../../src/config/config.ts';
 import { randomBase32 } from '../../src/domain/ids.ts';
+import type { DatabaseConfig } from '../../src/storage/database.ts';
 import { openStorage, type Storage } from '../../src/storage/database.ts';
 import { migrate } from '../../src/storage/migrate.ts';
 

@@ -1,9 +1,10 @@
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import { analyticsFile } from '../../app/open-analytics.ts';
 import { detectFormat, type LogFormat, parseLine } from '../../domain/analytics/log-formats.ts';
 import type { ImportProgress, ImportSummary } from '../../domain/analytics/log-import.ts';
-import { type AnalyticsOptions, analyticsFile } from '../../domain/analytics/options.ts';
-import { syncToDisk, ThreadLock } from '../../storage/analytics/analytics-database.ts';
+import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
+import { syncToDisk, ThreadLock } from '../../integrations/analytics/embedded/analytics-database.ts';
 
 export interface ParallelImportOptions {
   file: string;

@@ -3,9 +3,10 @@
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
+import { openAnalytics } from '../../app/open-analytics.ts';
 import type { LogFormat } from '../../domain/analytics/log-formats.ts';
 import { importLog } from '../../domain/analytics/log-import.ts';
-import { type AnalyticsOptions, openAnalytics } from '../../domain/analytics/options.ts';
+import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
 import { systemClock } from '../../domain/clock.ts';
 
 interface Slice {

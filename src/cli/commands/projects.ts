@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
-import { CODE_HOST_KINDS, type CodeHostKind } from '../../domain/agent/code-host.ts';
 import { invalid } from '../../domain/errors.ts';
+import { CODE_HOST_KINDS, type CodeHostKind } from '../../domain/projects/code-host-settings.ts';
 import type { ProjectSettingsChange } from '../../domain/projects/project-settings.ts';
 import { withServices } from '../context.ts';
 import { print, table } from '../output.ts';

@@ -1,8 +1,4 @@
-import path from 'node:path';
-import type { Logger } from 'pino';
-import { EmbeddedAnalyticsStore } from '../../storage/analytics/embedded-store.ts';
-import type { Clock } from '../clock.ts';
-import { AnalyticsService, DEFAULT_MAX_BATCH } from './analytics-service.ts';
+import { DEFAULT_MAX_BATCH } from './analytics-service.ts';
 import type { SaltRotation } from './identity.ts';
 
 /** Deployment settings of docs analytics (read in src/config, passed in through services). */
@@ -35,39 +31,3 @@ export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
   durability: 'full',
   file: null,
 };
-
-/** The analytics service over the embedded store (the default, serverless engine). */
-export function openAnalytics(options: {
-  dataDir: string;
-  clock: Clock;
-  logger: Logger;
-  settings: AnalyticsOptions;
-  /** A bulk import sees many more distinct visitors than a server: give it a bigger cache. */
-  identityCacheLimit?: number;
-  /** Import workers of one process share a write lock (see ThreadLock). */
-  threadLock?: SharedArrayBuffer;
-  /** A bulk log import: load every visitor key up front, as logs mostly bring older periods. */
-  bulkImport?: boolean;
-}): AnalyticsService {
-  const store = new EmbeddedAnalyticsStore({
-    file: analyticsFile(options.dataDir, options.settings),
-    synchronous: options.settings.durability,
-    ...(options.threadLock ? { threadLock: options.threadLock } : {}),
-    ...(options.bulkImport ? { visitorKeys: 'all' as const } : {}),
-    clock: options.clock,
-    logger: options.logger,
-  });
-  return new AnalyticsService({
-    store,
-    clock: options.clock,
-    saltRotation: options.settings.saltRotation,
-    saltRetentionDays: options.settings.saltRetentionDays,
-    maxBatch: options.settings.maxBatch,
-    ...(options.identityCacheLimit ? { identityCacheLimit: options.identityCacheLimit } : {}),
-  });
-}
-
-/** Where the embedded store keeps its file. */
-export function analyticsFile(dataDir: string, settings: AnalyticsOptions): string {
-  return settings.file ?? path.join(dataDir, 'analytics.sqlite');
-}

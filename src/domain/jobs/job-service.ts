@@ -7,11 +7,11 @@ import { type Clock, iso } from '../clock.ts';
 import { invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { type Project, projectModel } from '../projects/project.ts';
-import type { WorkSignal } from '../runner/work-signal.ts';
 import { type ConversationMessage, type TurnView, toTurnView } from './conversation.ts';
 import { type JobStatus, type JobView, toJobView } from './job-view.ts';
 import { loadConversation } from './lifecycle/load-conversation.ts';
 import { queueTurn } from './lifecycle/queue-turn.ts';
+import type { WorkSignal } from './work-signal.ts';
 
 export interface JobPage {
   jobs: JobView[];

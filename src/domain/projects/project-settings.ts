@@ -1,5 +1,7 @@
 import type { Storage } from '../../storage/database.ts';
 import { findProject, updateProject } from '../../storage/queries/projects.ts';
+import { invalid, notFound } from '../errors.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import {
   type CodeHostCredentials,
   type CodeHostKind,
@@ -8,9 +10,7 @@ import {
   parseCredentials,
   type StoredCodeHost,
   storedCodeHost,
-} from '../agent/code-host.ts';
-import { invalid, notFound } from '../errors.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
+} from './code-host-settings.ts';
 import { readProjectSettings } from './project.ts';
 
 /** A change to a project's agent settings; `null` clears a value, absent leaves it alone. */

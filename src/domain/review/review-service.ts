@@ -1,7 +1,7 @@
 import type { Storage } from '../../storage/database.ts';
 import { findJob } from '../../storage/queries/jobs.ts';
-import { isLocalRepository } from '../agent/code-host.ts';
 import { notFound } from '../errors.ts';
+import { isLocalRepository } from '../projects/code-host-settings.ts';
 import type { BranchReview, BranchReviewer, MergeResult, ReviewTarget } from './branch-review.ts';
 
 /**

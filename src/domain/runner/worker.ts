@@ -14,7 +14,7 @@ import { loadConversation } from '../jobs/lifecycle/load-conversation.ts';
 import { releaseJob } from '../jobs/lifecycle/release-job.ts';
 import { retryTurn } from '../jobs/lifecycle/retry-turn.ts';
 import { startTurn } from '../jobs/lifecycle/start-turn.ts';
-import type { WorkSignal } from './work-signal.ts';
+import type { WorkSignal } from '../jobs/work-signal.ts';
 
 export interface WorkerDeps {
   storage: Storage;

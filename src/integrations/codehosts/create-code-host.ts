@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { type CodeHost, type CodeHostSettings, repositoryPathFromUrl } from '../../domain/agent/code-host.ts';
+import type { CodeHost } from '../../domain/agent/code-host.ts';
 import { invalid } from '../../domain/errors.ts';
+import { type CodeHostSettings, repositoryPathFromUrl } from '../../domain/projects/code-host-settings.ts';
 import { GitHubCodeHost } from './github.ts';
 import { GitLabCodeHost } from './gitlab.ts';
 import { LocalCodeHost } from './local.ts';

@@ -1,7 +1,8 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import type { Logger } from 'pino';
-import type { CodeHost, GitCredentials, GitHubAuth, PullRequestRef } from '../../domain/agent/code-host.ts';
+import type { CodeHost, GitCredentials, PullRequestRef } from '../../domain/agent/code-host.ts';
+import type { GitHubAuth } from '../../domain/projects/code-host-settings.ts';
 import { CodeHostError, limitBody } from './code-host-error.ts';
 
 export interface GitHubCodeHostOptions {

@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { isLocalRepository } from '../../domain/agent/code-host.ts';
+import { isLocalRepository } from '../../domain/projects/code-host-settings.ts';
 import type { RepositoryProbe, RepositoryProbeResult } from '../../domain/projects/repository-probe.ts';
 import { localRepositoryPath } from '../codehosts/local.ts';
 import { GitError, GitRunner } from './git-runner.ts';

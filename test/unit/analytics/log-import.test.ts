@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
 import { eventKey } from '../../../src/domain/analytics/ingest.ts';
 import { importLog } from '../../../src/domain/analytics/log-import.ts';
-import { EmbeddedAnalyticsStore } from '../../../src/storage/analytics/embedded-store.ts';
+import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
 
 const NOW = new Date(Date.UTC(2025, 2, 10));
 const dirs: string[] = [];

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
 import type { TimeRange } from '../../../src/domain/analytics/store.ts';
-import { EmbeddedAnalyticsStore } from '../../../src/storage/analytics/embedded-store.ts';
+import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
 import { ReferenceAnalytics, type TestEvent } from './reference.ts';
 
 const DAY = 86_400_000;

@@ -8,7 +8,7 @@ import {
 } from '../../../src/domain/analytics/analytics-service.ts';
 import type { Category } from '../../../src/domain/analytics/categories.ts';
 import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
-import { EmbeddedAnalyticsStore } from '../../../src/storage/analytics/embedded-store.ts';
+import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
 
 const NOW = new Date('2025-03-10T12:00:00Z');
 const CHROME =

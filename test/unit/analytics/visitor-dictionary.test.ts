@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AnalyticsDatabase, RECORD_WORDS } from '../../../src/storage/analytics/analytics-database.ts';
+import {
+  AnalyticsDatabase,
+  RECORD_WORDS,
+} from '../../../src/integrations/analytics/embedded/analytics-database.ts';
 
 const key = (n: number) => createHash('sha256').update(`visitor ${n}`).digest().subarray(0, 16);
 

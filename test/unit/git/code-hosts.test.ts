@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CodeHostSettings } from '../../../src/domain/agent/code-host.ts';
+import type { CodeHostSettings } from '../../../src/domain/projects/code-host-settings.ts';
 import { CodeHostError } from '../../../src/integrations/codehosts/code-host-error.ts';
 import { createCodeHost } from '../../../src/integrations/codehosts/create-code-host.ts';
 import { type FakeGitHub, startFakeGitHub } from '../../helpers/fake-github.ts';

@@ -6,7 +6,7 @@ import {
   isLocalRepository,
   repositoryPathFromUrl,
   resolveCodeHostSettings,
-} from '../../../src/domain/agent/code-host.ts';
+} from '../../../src/domain/projects/code-host-settings.ts';
 import { SecretBox, SecretBoxError } from '../../../src/domain/secrets/secret-box.ts';
 
 const KEY = `base64:${randomBytes(32).toString('base64')}`;

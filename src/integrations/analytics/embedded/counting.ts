@@ -1,4 +1,4 @@
-import type { Counts } from '../../domain/analytics/store.ts';
+import type { Counts } from '../../../domain/analytics/store.ts';
 import { type DayIndex, firstSince } from './day-index.ts';
 import { SIDE_AI, SIDE_HUMAN } from './prev-list.ts';
 import type { VisitorSet } from './visitor-set.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { CATEGORY_CODES, type Category, categoryFromCode } from '../../domain/analytics/categories.ts';
+import { CATEGORY_CODES, type Category, categoryFromCode } from '../../../domain/analytics/categories.ts';
 import {
   type AnalyticsSettings,
   type AnalyticsStore,
@@ -17,9 +17,9 @@ import {
   type SeriesPoint,
   type SeriesQuery,
   type TimeRange,
-} from '../../domain/analytics/store.ts';
-import { type Clock, systemClock } from '../../domain/clock.ts';
-import { invalid } from '../../domain/errors.ts';
+} from '../../../domain/analytics/store.ts';
+import { type Clock, systemClock } from '../../../domain/clock.ts';
+import { invalid } from '../../../domain/errors.ts';
 import { AnalyticsDatabase, type Chunk, RECORD_WORDS } from './analytics-database.ts';
 import { countClipped, EdgeCollector, type EdgeViews } from './clipped-count.ts';
 import {
