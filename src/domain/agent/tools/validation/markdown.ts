@@ -17,11 +17,14 @@ export interface PageProblem {
 export interface ParsedPage {
   problems: PageProblem[];
   references: PageReference[];
+  /** Frontmatter fields that change where a page is served (Docusaurus `id` and `slug`). */
+  route: { id?: string; slug?: string };
 }
 
 // The slice of mdast/MDX-AST this module reads, kept structural so the AST packages stay internal.
 interface AstNode {
   type: string;
+  name?: string | null;
   url?: string;
   attributes?: { type: string; name?: string; value?: unknown }[];
   children?: AstNode[];
@@ -61,7 +64,7 @@ export function splitFrontmatter(text: string): {
   return { yaml, body: '\n'.repeat(close + 2) + rest, problem: null };
 }
 
-function checkFrontmatter(yaml: string): PageProblem[] {
+function readFrontmatter(yaml: string): { problems: PageProblem[]; route: ParsedPage['route'] } {
   const document = parseDocument(yaml, { prettyErrors: true });
   const problems = document.errors.map((error) => ({
     // +1: the opening --- line comes before the YAML.
@@ -69,12 +72,44 @@ function checkFrontmatter(yaml: string): PageProblem[] {
     rule: 'frontmatter' as const,
     message: `Invalid YAML frontmatter: ${(error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
   }));
-  if (problems.length > 0) return problems;
+  if (problems.length > 0) return { problems, route: {} };
   const value: unknown = document.toJS();
-  if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
-    return [{ line: 2, rule: 'frontmatter', message: 'Frontmatter must be a mapping of keys to values' }];
+  if (value === null || value === undefined) return { problems: [], route: {} };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return {
+      problems: [
+        { line: 2, rule: 'frontmatter', message: 'Frontmatter must be a mapping of keys to values' },
+      ],
+      route: {},
+    };
   }
-  return [];
+  const fields = value as Record<string, unknown>;
+  const route: ParsedPage['route'] = {};
+  if (typeof fields.id === 'string' || typeof fields.id === 'number') route.id = String(fields.id);
+  if (typeof fields.slug === 'string') route.slug = fields.slug;
+  return { problems: [], route };
+}
+
+// Elements whose `src` names a file the page shows; elsewhere `src` is a component's own
+// prop (`<Feedback src="docs-agent" />`), not a link.
+const MEDIA_ELEMENTS = new Set([
+  'img',
+  'image',
+  'video',
+  'audio',
+  'source',
+  'track',
+  'iframe',
+  'embed',
+  'frame',
+]);
+
+/** The attribute of a JSX element that links somewhere, if this one does. */
+function linkAttribute(element: string, attribute: string): boolean {
+  if (attribute === 'href') return true;
+  if (attribute === 'src') return MEDIA_ELEMENTS.has(element.toLowerCase());
+  // Docusaurus' <Link to="/docs/intro">.
+  return attribute === 'to' && element === 'Link';
 }
 
 interface ParserMessage {
@@ -105,7 +140,8 @@ function collectReferences(node: AstNode, out: PageReference[]): void {
     for (const attribute of node.attributes ?? []) {
       if (
         attribute.type === 'mdxJsxAttribute' &&
-        (attribute.name === 'href' || attribute.name === 'src') &&
+        typeof attribute.name === 'string' &&
+        linkAttribute(node.name ?? '', attribute.name) &&
         typeof attribute.value === 'string'
       ) {
         out.push({ url: attribute.value, line, kind: 'link' });
@@ -129,7 +165,8 @@ function collectReferences(node: AstNode, out: PageReference[]): void {
 export function parsePage(text: string, format: 'md' | 'mdx'): ParsedPage {
   const { yaml, body, problem } = splitFrontmatter(text);
   const problems: PageProblem[] = problem === null ? [] : [problem];
-  if (yaml !== null) problems.push(...checkFrontmatter(yaml));
+  const frontmatter = yaml === null ? null : readFrontmatter(yaml);
+  if (frontmatter) problems.push(...frontmatter.problems);
   const references: PageReference[] = [];
   try {
     const tree = processors[format].parse(body) as unknown as AstNode;
@@ -137,5 +174,5 @@ export function parsePage(text: string, format: 'md' | 'mdx'): ParsedPage {
   } catch (error) {
     problems.push(syntaxProblem(error));
   }
-  return { problems, references };
+  return { problems, references, route: frontmatter?.route ?? {} };
 }

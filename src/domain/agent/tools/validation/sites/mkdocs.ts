@@ -1,0 +1,85 @@
+import { posix } from 'node:path';
+import { parseDocument } from 'yaml';
+import {
+  type DocsSite,
+  isPageReference,
+  lineOf,
+  type RedirectRule,
+  redirectRule,
+  type SiteRead,
+} from './site.ts';
+
+export const MKDOCS_CONFIGS = new Set(['mkdocs.yml', 'mkdocs.yaml']);
+
+/** Reads an mkdocs.yml: docs_dir, nav, use_directory_urls, site_url's path and the redirects plugin. */
+export function readMkdocsSite(config: string, raw: string): SiteRead {
+  // mkdocs.yml commonly carries !!python/name and !ENV tags: unknown tags are warnings, not errors.
+  const document = parseDocument(raw);
+  const error = document.errors[0];
+  if (error !== undefined) {
+    return {
+      site: null,
+      problems: [
+        {
+          file: config,
+          line: error.linePos?.[0].line,
+          message: `Invalid YAML: ${(error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
+        },
+      ],
+    };
+  }
+  const value: unknown = document.toJS();
+  const settings = (
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}
+  ) as Record<string, unknown>;
+  const docsDir = typeof settings.docs_dir === 'string' ? settings.docs_dir : 'docs';
+  const pages: string[] = [];
+  if ('nav' in settings) collectPages(settings.nav, pages);
+  const navigation = pages
+    .filter((page) => isPageReference(page) && !page.startsWith('/'))
+    .map((page) => ({ page, file: config, line: lineOf(raw, page, false) }));
+  const sitePath =
+    typeof settings.site_url === 'string' && URL.canParse(settings.site_url)
+      ? new URL(settings.site_url).pathname.replace(/\/+$/, '')
+      : '';
+  const site: DocsSite = {
+    kind: 'mkdocs',
+    config,
+    root: posix.join(posix.dirname(config), docsDir),
+    navigation,
+    redirects: redirectsOf(settings.plugins),
+    basePaths: sitePath ? [sitePath] : [],
+    generatedPrefixes: [],
+    ignored: () => false,
+    useDirectoryUrls: settings.use_directory_urls !== false,
+  };
+  return { site, problems: [] };
+}
+
+function collectPages(value: unknown, out: string[]): void {
+  if (typeof value === 'string') {
+    out.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) collectPages(item, out);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) collectPages(child, out);
+  }
+}
+
+/**
+ * The mkdocs-redirects plugin: `redirect_maps: { old.md: new.md }`. A link to the old page
+ * (as a file, `old.md`, or as its URL, `/old/`) still arrives somewhere.
+ */
+function redirectsOf(plugins: unknown): RedirectRule[] {
+  const rules: RedirectRule[] = [];
+  for (const plugin of Array.isArray(plugins) ? plugins : [plugins]) {
+    if (typeof plugin !== 'object' || plugin === null || !('redirects' in plugin)) continue;
+    const maps = (plugin.redirects as { redirect_maps?: unknown } | null)?.redirect_maps;
+    if (typeof maps !== 'object' || maps === null) continue;
+    for (const old of Object.keys(maps)) {
+      const file = `/${old.replace(/^\/+/, '')}`;
+      rules.push(redirectRule(file), redirectRule(file.replace(/(\/index|\/README)?\.md$/i, '') || '/'));
+    }
+  }
+  return rules;
+}
