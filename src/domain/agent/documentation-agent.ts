@@ -8,11 +8,18 @@ import type { CodeHost, GitCredentials, PullRequestRef } from './code-host.ts';
 import { runAgentLoop } from './llm/run-agent-loop.ts';
 import { repositoryInstructions, systemPromptWith } from './llm/system-prompt.ts';
 import {
+  type BaselineFindings,
+  type ComparedFindings,
+  compareFindings,
   createDocumentationTools,
+  type DocsTree,
   formatFindings,
   type ValidationFinding,
   validateDocumentation,
 } from './tools/index.ts';
+
+/** Findings listed in a pull request body or a note; more are counted. */
+const MAX_FINDINGS_LISTED = 50;
 
 /** Why a job cannot run without a model, and how to fix it. */
 export const NO_MODEL_REASON =
@@ -28,6 +35,8 @@ export interface WorkspacePort {
   /** A regular file at `sha`, cut to `maxBytes`, or null (absent or not a regular file). */
   readCommittedFile(projectId: string, sha: string, file: string, maxBytes: number): Promise<string | null>;
   commitAll(dir: string, message: string): Promise<{ sha: string; files: string[] } | null>;
+  /** The files where the job's branch left its base branch, to tell the job's own findings apart. */
+  baseTree(req: WorkspaceRequest, startSha: string): Promise<DocsTree>;
   push(req: WorkspaceRequest, dir: string, signal?: AbortSignal): Promise<void>;
   remove(req: WorkspaceRequest): Promise<void>;
 }
@@ -95,12 +104,13 @@ export class DocumentationAgent implements Agent {
     try {
       // The model is asked while the working copy's files are still being written: its
       // first answer takes longer than the checkout, and every tool waits for the files.
+      const baseline = this.baselineFindings(request, workspace.startSha, log);
       const loop = await runAgentLoop({
         model,
         system: systemPromptWith(await this.instructions(job.projectId, workspace.startSha)),
         history: input.history,
         prompt: promptFor(turn, workspace.continued),
-        tools: afterReady(createDocumentationTools(workspace.dir), workspace.ready),
+        tools: afterReady(createDocumentationTools(workspace.dir, undefined, { baseline }), workspace.ready),
         limits: {
           maxSteps: this.deps.limits.maxSteps,
           maxTokens: this.deps.limits.maxTokens,
@@ -121,7 +131,9 @@ export class DocumentationAgent implements Agent {
           messages: loop.messages,
         };
       }
-      const findings = (await validateDocumentation(workspace.dir)).slice(0, 50);
+      // Only what this job's changes broke goes to the pull request: a site's old problems are
+      // counted, not listed, or the model and the reviewer would chase what nobody asked about.
+      const findings = compareFindings(await validateDocumentation(workspace.dir), await baseline());
       timer.mark('validateMs');
       const title = loop.pullRequest?.title ?? titleFrom(turn.prompt);
       const commit = await this.deps.workspaces.commitAll(workspace.dir, commitMessage(title, loop.summary));
@@ -153,8 +165,12 @@ export class DocumentationAgent implements Agent {
         role: 'note',
         text: `Committed ${commit.files.length} file(s) as ${commit.sha.slice(0, 12)}; pull request: ${pr.url}`,
       });
-      if (findings.length > 0)
-        messages.push({ role: 'note', text: `Validation findings:\n${formatFindings(findings)}` });
+      if (findings.introduced.length > 0) {
+        messages.push({
+          role: 'note',
+          text: `Validation findings introduced by this change:\n${formatFindings(findings.introduced.slice(0, MAX_FINDINGS_LISTED))}`,
+        });
+      }
       timer.mark('publishMs');
       log.info({ files: commit.files.length, prLink: pr.url, timings: timer.marks }, 'turn published');
       return succeeded(loop.summary, commit.files, pr.url, loop.usage, messages);
@@ -165,6 +181,24 @@ export class DocumentationAgent implements Agent {
         .remove(request)
         .catch((error: unknown) => log.warn({ err: error }, 'removing the working copy failed'));
     }
+  }
+
+  /**
+   * The findings at the job's base commit, computed once per turn on first use (by the
+   * validate tool or before committing). If the base cannot be read, every finding counts.
+   */
+  private baselineFindings(request: WorkspaceRequest, startSha: string, log: Logger): BaselineFindings {
+    let findings: Promise<ValidationFinding[]> | null = null;
+    return () => {
+      findings ??= this.deps.workspaces
+        .baseTree(request, startSha)
+        .then((tree) => validateDocumentation(tree))
+        .catch((error: unknown) => {
+          log.warn({ err: error }, 'could not validate the base commit; reporting every finding');
+          return [];
+        });
+      return findings;
+    };
   }
 
   /** The repository's own instructions at the turn's starting commit. */
@@ -255,14 +289,22 @@ function commitMessage(title: string, summary: string): string {
 function pullRequestBody(input: {
   jobId: string;
   summary: string;
-  findings: ValidationFinding[];
+  findings: ComparedFindings;
   prompts: string[];
 }): string {
   const requests = input.prompts.map((p, i) => `${i + 1}. ${quoteLine(p)}`).join('\n');
-  const validation =
-    input.findings.length === 0
-      ? 'Validation found no problems (Markdown/MDX, frontmatter, internal links, navigation).'
-      : `Validation findings:\n\n${formatFindings(input.findings)}`;
+  const { introduced, preExisting } = input.findings;
+  const listed = introduced.slice(0, MAX_FINDINGS_LISTED);
+  const validation = [
+    introduced.length === 0
+      ? 'Validation found no problems introduced by this change (Markdown/MDX, frontmatter, internal links, navigation).'
+      : `Validation findings introduced by this change:\n\n${formatFindings(listed)}${introduced.length > listed.length ? `\n\n…and ${introduced.length - listed.length} more.` : ''}`,
+    ...(preExisting > 0
+      ? [
+          `${preExisting} finding${preExisting === 1 ? ' was' : 's were'} already there before this change and ${preExisting === 1 ? 'is' : 'are'} not listed.`,
+        ]
+      : []),
+  ].join('\n\n');
   return [
     input.summary.trim(),
     '',

@@ -14,9 +14,14 @@ export interface GitRunOptions {
   maxBuffer?: number;
   /** Exit codes that count as success (default [0]). */
   okCodes?: number[];
+  /** Written to the command's standard input (e.g. object ids for `cat-file --batch`). */
+  input?: string;
+  /** stdout as bytes, for output that is not all text (`cat-file --batch`). */
+  binary?: boolean;
 }
 
 export interface GitResult {
+  /** Text, or latin1 (one character per byte) with `binary`. */
   stdout: string;
   stderr: string;
   code: number;
@@ -76,7 +81,7 @@ export class GitRunner {
     };
     const started = performance.now();
     const result = await new Promise<GitResult>((resolve, reject) => {
-      execFile(
+      const child = execFile(
         'git',
         argv,
         {
@@ -85,7 +90,7 @@ export class GitRunner {
           timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           killSignal: 'SIGKILL',
           maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
-          encoding: 'utf8',
+          encoding: opts.binary ? 'latin1' : 'utf8',
           windowsHide: true,
           ...(opts.signal ? { signal: opts.signal } : {}),
         },
@@ -96,6 +101,7 @@ export class GitRunner {
           reject(this.failure(args, error, code, stderr, secrets));
         },
       );
+      if (opts.input !== undefined) child.stdin?.end(opts.input);
     });
     this.logger.debug(
       { git: redact(args.slice(0, 3).join(' '), secrets), ms: Math.round(performance.now() - started) },

@@ -3,6 +3,8 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { WorkspaceRequest } from '../../domain/agent/documentation-agent.ts';
+import type { DocsTree } from '../../domain/agent/tools/validation/docs-tree.ts';
+import { committedTree } from './committed-tree.ts';
 import { GitError, GitRunner, type GitRunOptions, redact } from './git-runner.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 
@@ -111,6 +113,21 @@ export class GitWorkspaces {
       maxBuffer: Math.max(maxBytes, 8 * 1024 * 1024),
     }).catch(() => null);
     return blob === null ? null : blob.stdout.slice(0, maxBytes);
+  }
+
+  /**
+   * The job's base: the commit where its branch left the base branch (for a first turn, the
+   * base branch itself), as a tree to validate without a checkout.
+   */
+  async baseTree(req: WorkspaceRequest, startSha: string): Promise<DocsTree> {
+    checkBranch(startSha, 'commit');
+    checkBranch(req.baseBranch, 'base branch');
+    const mirror = this.mirrorDir(req.projectId);
+    const base = await this.run(['merge-base', `refs/remotes/origin/${req.baseBranch}`, startSha], mirror, {
+      okCodes: [1],
+    });
+    const sha = base.code === 0 ? base.stdout.trim() : startSha;
+    return committedTree(this.git, mirror, sha);
   }
 
   private async register(

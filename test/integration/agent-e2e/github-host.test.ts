@@ -66,13 +66,15 @@ describe(`documentation agent end to end with GitHub, on ${testBackend}`, () => 
     dirs = [];
   });
 
-  async function start(options: { failFirstPullRequestCreate?: boolean } = {}) {
+  async function start(
+    options: { failFirstPullRequestCreate?: boolean; docs?: Record<string, string> } = {},
+  ) {
     const root = mkdtempSync(path.join(tmpdir(), 'docwright-gh-remote-'));
     const dataDir = mkdtempSync(path.join(tmpdir(), 'docwright-gh-data-'));
     dirs.push(root, dataDir);
     mkdirSync(path.join(root, 'acme'));
     const bare = path.join(root, 'acme', 'docs.git');
-    createBareRepository(bare, DOCS);
+    createBareRepository(bare, options.docs ?? DOCS);
     gitServer = await startGitHttpServer({ root, token: TOKEN });
     github = await startFakeGitHub({
       repositories: ['acme/docs'],
@@ -193,6 +195,75 @@ describe(`documentation agent end to end with GitHub, on ${testBackend}`, () => 
     expect(onDisk).not.toContain(MODEL_KEY);
     expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain(TOKEN);
     expect(JSON.stringify(await t.services.jobs.conversation(projectId, job.id))).not.toContain(TOKEN);
+  });
+
+  it('reports to the model and the pull request only the findings its changes introduced', async () => {
+    const { projectId } = await start({
+      docs: { ...DOCS, 'index.mdx': '---\ntitle: Welcome\n---\n\nWelcome to Acme. [Old](/retired-page)\n' },
+    });
+    model.push(
+      {
+        toolCalls: [
+          {
+            name: 'write_file',
+            arguments: {
+              path: 'limits.mdx',
+              content: '---\ntitle: Limits\n---\n\nSee [pricing](/pricing).\n',
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'validate', arguments: {} }] },
+      {
+        toolCalls: [
+          { name: 'finish', arguments: { summary: 'Added limits.mdx.', pull_request_title: 'Add limits' } },
+        ],
+      },
+    );
+    const job = await t.services.jobs.create(await t.services.projects.get(projectId), 'Add a limits page');
+    await waitFor(projectId, job.id, 'completed');
+
+    // The validate tool's answer, as the model received it.
+    const toolResult = JSON.stringify(model.requests.at(-1)?.body.messages.at(-1));
+    expect(toolResult).toContain('1 problem introduced by your changes');
+    expect(toolResult).toContain(
+      'limits.mdx:5 [broken-link] /pricing points at a page or file that does not exist',
+    );
+    expect(toolResult).toContain('1 other problem was there before your changes');
+    expect(toolResult).not.toContain('/retired-page');
+
+    const body = github.pulls[0]?.body ?? '';
+    expect(body).toContain(
+      'Validation findings introduced by this change:\n\nlimits.mdx:5 [broken-link] /pricing points at a page or file that does not exist',
+    );
+    expect(body).toContain('1 finding was already there before this change and is not listed.');
+    expect(body).not.toContain('/retired-page');
+    const notes = (await t.services.jobs.conversation(projectId, job.id)).messages.filter(
+      (m) => m.role === 'note',
+    );
+    expect(notes.map((n) => n.text).join('\n')).toContain('limits.mdx:5 [broken-link] /pricing');
+
+    // A follow-up compares with the base branch, not with the first turn: the job's finding stays its own.
+    model.push(
+      {
+        toolCalls: [
+          {
+            name: 'write_file',
+            arguments: { path: 'faq.mdx', content: '---\ntitle: FAQ\n---\n\nAsk us.\n' },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'Added a FAQ.' } }] },
+    );
+    await t.services.jobs.message(projectId, job.id, 'Add a FAQ too');
+    await waitFor(projectId, job.id, 'completed');
+    expect(github.pulls[0]?.updates).toBe(1);
+    const updated = github.pulls[0]?.body ?? '';
+    expect(updated).toContain('Add a FAQ too');
+    expect(updated).toContain(
+      'Validation findings introduced by this change:\n\nlimits.mdx:5 [broken-link] /pricing points at a page or file that does not exist',
+    );
+    expect(updated).toContain('1 finding was already there before this change and is not listed.');
   });
 
   it('a turn that pushed but crashed before opening the pull request is retried and opens exactly one', async () => {

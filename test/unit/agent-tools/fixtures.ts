@@ -38,8 +38,12 @@ export interface ToolHarness {
 }
 
 /** The tools over `workdir`, called the way the AI SDK calls them. */
-export function harness(workdir: string, limits?: Partial<ToolLimits>): ToolHarness {
-  const tools = createDocumentationTools(workdir, limits);
+export function harness(
+  workdir: string,
+  limits?: Partial<ToolLimits>,
+  options?: Parameters<typeof createDocumentationTools>[2],
+): ToolHarness {
+  const tools = createDocumentationTools(workdir, limits, options);
   return {
     tools,
     async call(name, input) {

@@ -3,11 +3,13 @@ import { deleteFileTool, editFileTool, moveFileTool, readFileTool, writeFileTool
 import { resolveToolLimits, type ToolLimits } from './limits.ts';
 import { listFilesTool } from './list-files.ts';
 import { searchTool } from './search.ts';
-import { validateTool } from './validate-tool.ts';
+import { type BaselineFindings, validateTool } from './validate-tool.ts';
 import { Workspace } from './workspace.ts';
 
 export { DEFAULT_TOOL_LIMITS, type ToolLimits } from './limits.ts';
-export { formatFindings } from './validate-tool.ts';
+export { type BaselineFindings, formatFindings } from './validate-tool.ts';
+export { type ComparedFindings, compareFindings } from './validation/compare-findings.ts';
+export type { DocsTree, TreeFile } from './validation/docs-tree.ts';
 export {
   checkDocumentation,
   type ValidationFinding,
@@ -19,9 +21,14 @@ export {
  * The documentation agent's tools, confined to the job's working copy `workdir`: every path is
  * checked (no absolute paths, no escaping `..`, no symbolic links leading outside, nothing under
  * `.git`), and every failure comes back to the model as an `Error: …` result. No shell.
- * Throws only when a limit is not a positive integer.
+ * Throws only when a limit is not a positive integer. With `baseline` (the findings at the
+ * job's base commit), validate tells the model which problems its changes introduced.
  */
-export function createDocumentationTools(workdir: string, limits?: Partial<ToolLimits>): ToolSet {
+export function createDocumentationTools(
+  workdir: string,
+  limits?: Partial<ToolLimits>,
+  options: { baseline?: BaselineFindings } = {},
+): ToolSet {
   const resolved = resolveToolLimits(limits);
   const workspace = new Workspace(workdir);
   return {
@@ -32,6 +39,6 @@ export function createDocumentationTools(workdir: string, limits?: Partial<ToolL
     edit_file: editFileTool(workspace, resolved),
     move_file: moveFileTool(workspace),
     delete_file: deleteFileTool(workspace),
-    validate: validateTool(workspace, resolved),
+    validate: validateTool(workspace, resolved, options.baseline),
   };
 }
