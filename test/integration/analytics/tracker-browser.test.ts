@@ -58,7 +58,7 @@ describe(`browser tracker in headless Chromium on ${testBackend}`, () => {
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => site?.close(resolve));
+    if (site) await new Promise((resolve) => site.close(resolve));
     await t?.close();
   });
 
