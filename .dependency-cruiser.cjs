@@ -5,7 +5,7 @@
 // import points inward and no two folders can depend on each other.
 const LAYERS = [
   ['storage'], // the database seam: schema, migrations, one file of queries per table
-  ['domain/errors', 'domain/clock', 'domain/ids'], // the domain's kernel
+  ['domain/errors', 'domain/clock', 'domain/ids', 'domain/access'], // the domain's kernel
   ['domain/secrets', 'domain/keys', 'domain/analytics', 'domain/rate-limit'],
   ['domain/projects'],
   ['domain/jobs', 'domain/sessions'],

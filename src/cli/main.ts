@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config.ts';
+import { KEY_SCOPES } from '../domain/access/principal.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
-import { KEY_SCOPES } from '../domain/keys/key-service.ts';
 import { analyticsImportCommand } from './commands/analytics-import.ts';
 import { analyticsReclassifyCommand } from './commands/analytics-reclassify.ts';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
@@ -102,16 +102,21 @@ function buildProgram(jsonErrors: boolean): Command {
       deleteProjectCommand(projectId, { yes: Boolean(o.yes), json: Boolean(o.json) }),
     );
 
-  const keys = program.command('keys').description('manage API keys (admin and analytics ingestion)');
+  const keys = program
+    .command('keys')
+    .description('manage API keys (admin, read-only and analytics ingestion)');
   keys
     .command('create')
     .description(
-      'create an API key (shown once): admin, or ingest for a docs server that only sends analytics',
+      'create an API key (shown once): admin, read (reads only), or ingest for a docs server that only sends analytics',
     )
     .requiredOption('--project <id>', 'project the key belongs to')
     .option('--name <name>', 'a name to tell keys apart', 'default')
     .addOption(
-      new Option('--scope <scope>', 'admin: everything; ingest: send analytics events only')
+      new Option(
+        '--scope <scope>',
+        'admin: everything; read: read jobs, analytics and settings; ingest: send analytics events only',
+      )
         .choices(KEY_SCOPES)
         .default('admin'),
     )

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import { type Permission, type Principal, permits } from '../domain/access/principal.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { KeyService, Principal } from '../domain/keys/key-service.ts';
+import type { KeyService } from '../domain/keys/key-service.ts';
 import type { ProjectService } from '../domain/projects/project-service.ts';
 
 declare module 'fastify' {
@@ -8,8 +9,8 @@ declare module 'fastify' {
     principal: Principal | null;
   }
   interface FastifyContextConfig {
-    /** Key scopes that may call the route; admin only when absent. */
-    scopes?: readonly string[];
+    /** What the caller must be permitted; absent: `read` for GET and HEAD, `write` otherwise. */
+    permission?: Permission;
   }
 }
 
@@ -23,14 +24,22 @@ export function bearerKey(request: FastifyRequest): string | null {
   return match[1];
 }
 
-/** Refuses a principal whose scope is not among `scopes` (403, naming the scope). */
-export function requireScope(principal: Principal, scopes: readonly string[]): void {
-  if (!scopes.includes(principal.scope)) {
-    throw new DomainError(
-      'forbidden',
-      `An API key with scope "${principal.scope}" cannot call this endpoint`,
-    );
-  }
+/** The permission a route needs: its own, else `read` for GET and HEAD and `write` otherwise. */
+export function routePermission(request: FastifyRequest): Permission {
+  const declared = request.routeOptions.config.permission;
+  if (declared) return declared;
+  return request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
+}
+
+/** Refuses a principal without the permission (403, naming its scope or role). */
+export function requirePermission(principal: Principal, permission: Permission): void {
+  if (permits(principal, permission)) return;
+  throw new DomainError(
+    'forbidden',
+    principal.kind === 'key'
+      ? `An API key with scope "${principal.scope}" cannot call this endpoint`
+      : `An account with role "${principal.role}" cannot do this`,
+  );
 }
 
 /**
@@ -58,7 +67,7 @@ export function projectAuthenticator(keys: KeyService, projects: ProjectService)
       if (!exists) throw new DomainError('not_found', `Project ${projectId} not found`);
       throw new DomainError('forbidden', 'This API key belongs to another project');
     }
-    requireScope(principal, request.routeOptions.config.scopes ?? ['admin']);
+    requirePermission(principal, routePermission(request));
     request.principal = principal;
   };
 }

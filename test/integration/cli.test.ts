@@ -126,9 +126,13 @@ describe(`docwright CLI on ${testBackend}`, () => {
     expect(JSON.parse(json.stderr)).toEqual({ notice: expect.stringContaining(`${fresh}2`) });
   });
 
-  it('describes keys create as making admin and ingestion keys', async () => {
+  it('describes keys create as making admin, read-only and ingestion keys', async () => {
     const help = await runCli(['keys', 'create', '--help'], env);
-    expect(help.stdout).toContain('create an API key (shown once): admin, or ingest for a docs server');
+    const text = help.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      'create an API key (shown once): admin, read (reads only), or ingest for a docs server',
+    );
+    expect(text).toContain('choices: "admin", "read", "ingest"');
     expect(help.stdout).not.toContain('admin API key');
   });
 

@@ -1,4 +1,4 @@
-import type { KeyScope } from '../../domain/keys/key-service.ts';
+import type { KeyScope } from '../../domain/access/principal.ts';
 import { withServices } from '../context.ts';
 import { print, table } from '../output.ts';
 

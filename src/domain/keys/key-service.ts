@@ -9,14 +9,11 @@ import {
 } from '../../storage/queries/api-keys.ts';
 import { findProject } from '../../storage/queries/projects.ts';
 import type { ApiKeyRow } from '../../storage/schema.ts';
+import { isKeyScope, type KeyPrincipal, type KeyScope } from '../access/principal.ts';
 import { type Clock, iso } from '../clock.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, keyHint } from './api-key-format.ts';
-
-/** `admin` may do everything; `ingest` may only send analytics events (for docs servers). */
-export const KEY_SCOPES = ['admin', 'ingest'] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export interface ApiKeyInfo {
   id: string;
@@ -27,13 +24,6 @@ export interface ApiKeyInfo {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
-}
-
-/** Who is calling: the key's id, the one project it belongs to and what it may do. */
-export interface Principal {
-  keyId: string;
-  projectId: string;
-  scope: string;
 }
 
 // Writing last_used_at on every request would turn each read into a write; once a minute is enough.
@@ -49,7 +39,7 @@ const VERIFIED_CACHE_SIZE = 10_000;
 
 export class KeyService {
   private readonly lastTouched = new Map<string, number>();
-  private readonly verified = new Map<string, { principal: Principal; until: number }>();
+  private readonly verified = new Map<string, { principal: KeyPrincipal; until: number }>();
 
   private readonly storage: Storage;
   private readonly clock: Clock;
@@ -98,7 +88,7 @@ export class KeyService {
   }
 
   /** Resolves a bearer key to its principal, or throws `unauthenticated`. */
-  async authenticate(rawKey: string): Promise<Principal> {
+  async authenticate(rawKey: string): Promise<KeyPrincipal> {
     // Shape and checksum first: a malformed key never costs a database read.
     if (!isWellFormedApiKey(rawKey)) throw new DomainError('unauthenticated', 'Malformed API key');
     const hash = hashApiKey(rawKey);
@@ -111,7 +101,13 @@ export class KeyService {
     const row = await findApiKeyByHash(this.storage.db, hash);
     if (!row) throw new DomainError('unauthenticated', 'Unknown API key');
     if (row.revoked_at !== null) throw new DomainError('unauthenticated', 'This API key has been revoked');
-    const principal = { keyId: row.id, projectId: row.project_id, scope: row.scope };
+    if (!isKeyScope(row.scope)) throw new DomainError('unauthenticated', 'This API key has an unknown scope');
+    const principal: KeyPrincipal = {
+      kind: 'key',
+      keyId: row.id,
+      projectId: row.project_id,
+      scope: row.scope,
+    };
     if (this.verified.size >= VERIFIED_CACHE_SIZE)
       this.verified.delete(this.verified.keys().next().value as string);
     this.verified.set(hash, { principal, until: now + VERIFIED_TTL_MS });

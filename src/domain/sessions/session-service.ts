@@ -7,13 +7,13 @@ import {
   revokeSessionByHash,
   touchSession,
 } from '../../storage/queries/sessions.ts';
+import { isKeyScope, type KeyPrincipal } from '../access/principal.ts';
 import { type Clock, iso } from '../clock.ts';
 import { DomainError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Principal } from '../keys/key-service.ts';
 
 /** Who a browser session acts for: the key it was opened with, and the session itself. */
-export interface SessionPrincipal extends Principal {
+export interface SessionPrincipal extends KeyPrincipal {
   sessionId: string;
 }
 
@@ -49,7 +49,7 @@ export class SessionService {
   }
 
   /** Opens a session for a principal that has just proved itself; the token is shown once. */
-  async open(principal: Principal): Promise<{ token: string; expiresAt: string }> {
+  async open(principal: KeyPrincipal): Promise<{ token: string; expiresAt: string }> {
     const now = this.clock();
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const expiresAt = iso(new Date(now.getTime() + this.options.ttlSeconds * 1000));
@@ -75,13 +75,19 @@ export class SessionService {
     if (!TOKEN_PATTERN.test(token)) throw new DomainError('unauthenticated', 'Not signed in');
     const now = this.clock();
     const row = await findLiveSession(this.storage.db, hashToken(token), iso(now));
-    if (!row?.project_id || !row.api_key_id || !row.key_scope) {
+    if (!row?.project_id || !row.api_key_id || !row.key_scope || !isKeyScope(row.key_scope)) {
       throw new DomainError('unauthenticated', 'The session has ended; sign in again');
     }
     if (now.getTime() - Date.parse(row.last_seen_at) >= TOUCH_INTERVAL_MS) {
       await touchSession(this.storage.db, row.id, iso(now));
     }
-    return { sessionId: row.id, projectId: row.project_id, keyId: row.api_key_id, scope: row.key_scope };
+    return {
+      kind: 'key',
+      sessionId: row.id,
+      projectId: row.project_id,
+      keyId: row.api_key_id,
+      scope: row.key_scope,
+    };
   }
 
   /** Signs out: the token stops working at once. Unknown or ended tokens change nothing. */

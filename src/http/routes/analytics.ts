@@ -29,8 +29,6 @@ export interface AnalyticsRoutesOptions {
 
 const tags = ['Docs analytics'];
 const security = [{ bearerAuth: [] }];
-// An ingestion key (scope `ingest`) may call the ingestion endpoint and nothing else.
-const INGEST_SCOPES = ['admin', 'ingest'];
 
 const Counts = Type.Object({
   human: Type.Integer({ description: 'Distinct human visitors (or views).' }),
@@ -76,7 +74,8 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
   app.post(
     '/v1/analytics/:projectId/events',
     {
-      config: { scopes: INGEST_SCOPES },
+      // An ingestion key (scope `ingest`) may call this endpoint and nothing else.
+      config: { permission: 'ingest' },
       // Room for a full batch of large events, whatever the API-wide body limit.
       bodyLimit: Math.max(1024 * 1024, analytics.maxBatch * 4096),
       schema: {

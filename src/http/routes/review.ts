@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { KeyPrincipal } from '../../domain/access/principal.ts';
 import { DomainError } from '../../domain/errors.ts';
-import type { KeyService, Principal } from '../../domain/keys/key-service.ts';
+import type { KeyService } from '../../domain/keys/key-service.ts';
 import type { ReviewService } from '../../domain/review/review-service.ts';
 import type { SessionService } from '../../domain/sessions/session-service.ts';
-import { bearerKey, requireScope } from '../auth.ts';
+import { bearerKey, requirePermission } from '../auth.ts';
 import { STATUS_BY_KIND } from '../errors.ts';
 import { errorResponses, ok } from '../schemas.ts';
 import { messagePage, reviewPage, signInPage } from './review-pages.ts';
@@ -19,7 +20,6 @@ export interface ReviewRoutesOptions {
 }
 
 const COOKIE = 'docwright_session';
-const REVIEW_SCOPES = ['admin'];
 const JobIdParams = Type.Object({
   jobId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'The job id.' }),
 });
@@ -36,7 +36,7 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-store',
 };
 
-type Caller = { principal: Principal; via: 'header' | 'session' };
+type Caller = { principal: KeyPrincipal; via: 'header' | 'session' };
 
 /**
  * The local code host's review page: `GET /review/:jobId` shows the job branch's commits and
@@ -69,14 +69,14 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ReviewRoutesOptions> = asyn
     const key = bearerKey(request);
     if (key !== null) {
       const principal = await keys.authenticate(key);
-      requireScope(principal, REVIEW_SCOPES);
+      requirePermission(principal, 'write');
       return { principal, via: 'header' };
     }
     const token = readCookie(request.headers.cookie, COOKIE);
     if (!token) return null;
     try {
       const principal = await sessions.authenticate(token);
-      requireScope(principal, REVIEW_SCOPES);
+      requirePermission(principal, 'write');
       return { principal, via: 'session' };
     } catch (error) {
       if (error instanceof DomainError && error.kind === 'unauthenticated') return null;
@@ -184,7 +184,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ReviewRoutesOptions> = asyn
       if (!sameSite(request, publicUrl))
         return sendHtml(reply, 403, messagePage('Refused', 'Sign in from this site.'));
       const key = request.body.key?.trim() ?? '';
-      let principal: Principal;
+      let principal: KeyPrincipal;
       try {
         principal = await keys.authenticate(key);
       } catch (error) {
@@ -193,7 +193,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ReviewRoutesOptions> = asyn
         }
         throw error;
       }
-      if (!REVIEW_SCOPES.includes(principal.scope)) {
+      if (principal.scope !== 'admin') {
         return sendHtml(
           reply,
           403,
