@@ -1,5 +1,7 @@
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_DIST } from '../../scripts/build-dashboard.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createRepository, git, tempDir } from '../helpers/git-repos.ts';
 import { testBackend } from '../helpers/storage.ts';
@@ -107,6 +109,19 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
         path: `/v1/analytics/${p()}/collect`,
         body: { p: '/page' },
         headers: { origin: ORIGIN },
+      }),
+    },
+    'GET /*': {
+      // The dashboard's index.html, for a browser navigation to a path that is not the API's.
+      access: 'public',
+      ok: 200,
+      request: () => ({ path: '/projects', headers: { accept: 'text/html' } }),
+    },
+    'GET /assets/*': {
+      access: 'public',
+      ok: 200,
+      request: () => ({
+        path: `/assets/${readdirSync(path.join(DASHBOARD_DIST, 'assets')).find((f) => f.endsWith('.js'))}`,
       }),
     },
     'POST /review/sign-out': { access: 'public', ok: 200, request: () => ({ path: '/review/sign-out' }) },
@@ -248,6 +263,9 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
         // The tracker script and its CORS preflight.
         'GET /script.js',
         'OPTIONS /v1/analytics/:projectId/collect',
+        // The dashboard application: its pages and assets.
+        'GET /*',
+        'GET /assets/*',
         // HTML form posts of the review page.
         'POST /review/:jobId/sign-in',
         'POST /review/sign-out',

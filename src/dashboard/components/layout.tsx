@@ -1,0 +1,223 @@
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { useProjects } from '../api/projects.ts';
+import { useSignOut } from '../api/session.ts';
+import {
+  lastProject,
+  projectIdFromPath,
+  projectPath,
+  rememberProject,
+  sectionFromPath,
+} from './current-project.ts';
+import { useCan, useCurrentUser } from './current-user.tsx';
+import { CloseIcon, MenuIcon, MoonIcon, SunIcon, UserIcon } from './icons.tsx';
+import { useTheme } from './theme.ts';
+import { useToast } from './toasts.tsx';
+
+const PROJECT_SECTIONS = [
+  { section: 'jobs', label: 'Jobs' },
+  { section: 'analytics', label: 'Analytics' },
+  { section: 'keys', label: 'API keys' },
+  { section: 'settings', label: 'Settings' },
+];
+
+/** The signed-in shell: header (project switcher, theme, account), navigation, and the page. */
+export function Layout({ children }: { children: ReactNode }) {
+  const [location] = useLocation();
+  const [navOpen, setNavOpen] = useState(false);
+  const main = useRef<HTMLElement>(null);
+  const firstRender = useRef(true);
+
+  const projectId = projectIdFromPath(location);
+  useEffect(() => {
+    if (projectId) rememberProject(projectId);
+  }, [projectId]);
+
+  // After a navigation, close the phone menu and move focus to the new page, as a page load would.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every change of location
+  useEffect(() => {
+    setNavOpen(false);
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
+    main.current?.focus({ preventScroll: true });
+    window.scrollTo(0, 0);
+  }, [location]);
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="header">
+        <button
+          type="button"
+          className="header__menu-button"
+          aria-expanded={navOpen}
+          aria-controls="navigation"
+          onClick={() => setNavOpen((open) => !open)}
+        >
+          {navOpen ? <CloseIcon /> : <MenuIcon />}
+          <span className="visually-hidden">Menu</span>
+        </button>
+        <Link href="/" className="header__brand">
+          <span className="header__logo" aria-hidden="true">
+            D
+          </span>
+          Docwright
+        </Link>
+        <ProjectSwitcher location={location} />
+        <div className="header__end">
+          <ThemeToggle />
+          <UserMenu />
+        </div>
+      </header>
+      <div className="shell__body">
+        <Navigation location={location} open={navOpen} />
+        <main id="main" className="main" ref={main} tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}
+
+function Navigation({ location, open }: { location: string; open: boolean }) {
+  const owner = useCan('manage');
+  const projectId = projectIdFromPath(location) ?? lastProject();
+  const item = (href: string, label: string) => {
+    const current = location === href || location.startsWith(`${href}/`);
+    return (
+      <li key={href}>
+        <Link href={href} className="nav__link" aria-current={current ? 'page' : undefined}>
+          {label}
+        </Link>
+      </li>
+    );
+  };
+  return (
+    <nav id="navigation" className={`nav${open ? ' nav--open' : ''}`} aria-label="Main">
+      {projectId && (
+        <ul className="nav__list">
+          {PROJECT_SECTIONS.map(({ section, label }) => item(projectPath(projectId, section), label))}
+        </ul>
+      )}
+      <ul className="nav__list nav__list--global">
+        {item('/projects', 'Projects')}
+        {owner && item('/users', 'Users')}
+      </ul>
+    </nav>
+  );
+}
+
+function ProjectSwitcher({ location }: { location: string }) {
+  const projects = useProjects();
+  const [, navigate] = useLocation();
+  const current = projectIdFromPath(location);
+  const id = useId();
+  if (!projects.data || projects.data.length === 0 || !current) return null;
+  return (
+    <div className="header__project">
+      <label htmlFor={id} className="visually-hidden">
+        Project
+      </label>
+      <select
+        id={id}
+        className="input select header__project-select"
+        value={current}
+        onChange={(event) => navigate(projectPath(event.target.value, sectionFromPath(location) ?? 'jobs'))}
+      >
+        {projects.data.map((project) => (
+          <option key={project.id} value={project.id}>
+            {project.name}
+          </option>
+        ))}
+        {!projects.data.some((project) => project.id === current) && (
+          <option value={current}>Unknown project</option>
+        )}
+      </select>
+    </div>
+  );
+}
+
+function ThemeToggle() {
+  const [theme, setTheme] = useTheme();
+  const next = theme === 'dark' ? 'light' : 'dark';
+  return (
+    <button
+      type="button"
+      className="icon-button"
+      onClick={() => setTheme(next)}
+      title={`Switch to the ${next} theme`}
+    >
+      {theme === 'dark' ? <SunIcon /> : <MoonIcon />}
+      <span className="visually-hidden">Switch to the {next} theme</span>
+    </button>
+  );
+}
+
+function UserMenu() {
+  const user = useCurrentUser();
+  const signOut = useSignOut();
+  const toast = useToast();
+  const [, navigate] = useLocation();
+  const [open, setOpen] = useState(false);
+  const menu = useRef<HTMLDivElement>(null);
+  const panelId = useId();
+
+  useEffect(() => {
+    if (!open) return;
+    const close = (event: Event) => {
+      if (
+        event instanceof KeyboardEvent
+          ? event.key === 'Escape'
+          : !menu.current?.contains(event.target as Node)
+      )
+        setOpen(false);
+    };
+    document.addEventListener('keydown', close);
+    document.addEventListener('pointerdown', close);
+    return () => {
+      document.removeEventListener('keydown', close);
+      document.removeEventListener('pointerdown', close);
+    };
+  }, [open]);
+
+  const leave = (everywhere: boolean) =>
+    signOut.mutate(everywhere, {
+      onSuccess: () => {
+        navigate('/sign-in', { replace: true });
+        toast.success(everywhere ? 'Signed out on every device' : 'Signed out');
+      },
+      onError: (error) => toast.error(error.message),
+    });
+
+  return (
+    <div className="user-menu" ref={menu}>
+      <button
+        type="button"
+        className="user-menu__button"
+        aria-expanded={open}
+        aria-controls={panelId}
+        onClick={() => setOpen((value) => !value)}
+      >
+        <UserIcon />
+        <span className="user-menu__email">{user.email}</span>
+        <span className="visually-hidden">: account menu</span>
+      </button>
+      <div id={panelId} className="user-menu__panel" hidden={!open}>
+        <p className="user-menu__who">
+          <span className="user-menu__panel-email">{user.email}</span>
+          <span className="badge">{user.role}</span>
+        </p>
+        <button type="button" className="user-menu__item" onClick={() => leave(false)}>
+          Sign out
+        </button>
+        <button type="button" className="user-menu__item" onClick={() => leave(true)}>
+          Sign out everywhere
+        </button>
+      </div>
+    </div>
+  );
+}
