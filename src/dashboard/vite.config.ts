@@ -18,5 +18,7 @@ export default defineConfig({
     // Every browser the dashboard supports preloads modules itself.
     modulePreload: { polyfill: false },
     reportCompressedSize: false,
+    // .vite/manifest.json: which chunks the entry imports eagerly (bench/dashboard/bundle.ts reads it).
+    manifest: true,
   },
 });
