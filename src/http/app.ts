@@ -9,6 +9,7 @@ import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
+import { jobEventRoutes } from './routes/job-events.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { reviewRoutes } from './routes/review.ts';
 import { addSharedSchemas } from './schemas.ts';
@@ -113,6 +114,7 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
       rateLimiter: services.rateLimiter,
       maxPromptLength: settings.maxPromptLength,
     });
+    await api.register(jobEventRoutes, { jobs: services.jobs, heartbeatMs: settings.eventsHeartbeatMs });
     await api.register(analyticsRoutes, {
       analytics: services.analytics,
       rateLimiter: services.analyticsRateLimiter,
