@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
  * Table shapes as the database holds them. Timestamps are ISO 8601 UTC strings with
@@ -13,6 +13,7 @@ export interface Database {
   messages: MessagesTable;
   rate_limit_windows: RateLimitWindowsTable;
   sessions: SessionsTable;
+  job_events: JobEventsTable;
 }
 
 export interface ProjectsTable {
@@ -106,6 +107,18 @@ export interface SessionsTable {
   revoked_at: string | null;
 }
 
+export interface JobEventsTable {
+  /** Increasing; a number on SQLite, a bigint that `pg` returns as a string on PostgreSQL. */
+  id: GeneratedAlways<number | string>;
+  job_id: string;
+  project_id: string;
+  /** status, turn, message, step or pull_request. */
+  type: string;
+  /** JSON payload, shape depends on type. */
+  data: string;
+  created_at: string;
+}
+
 export type ProjectRow = Selectable<ProjectsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type JobRow = Selectable<JobsTable>;
@@ -114,3 +127,4 @@ export type JobUpdate = Updateable<JobsTable>;
 export type TurnRow = Selectable<TurnsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type NewJobEventRow = Insertable<JobEventsTable>;

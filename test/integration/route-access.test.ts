@@ -42,6 +42,8 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
   let cleanup: () => void;
   let projectId: string;
   let jobId: string;
+  /** An archived job: its event stream ends by itself once it has replayed the job's events. */
+  let finishedJobId: string;
   const keys = {} as Record<Credential, string | null>;
 
   beforeAll(async () => {
@@ -62,6 +64,8 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
     keys.admin = (await t.services.keys.create(projectId, 'admin')).key;
     await t.services.analytics.updateSettings(projectId, { allowedOrigins: [ORIGIN] });
     jobId = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Add a page')).id;
+    finishedJobId = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Stop')).id;
+    await t.services.jobs.archive(projectId, finishedJobId);
     // The job's branch, with one commit on top of main, as the agent would have pushed it.
     const branch = (await t.services.jobs.get(projectId, jobId)).source.ref;
     git(repo, 'checkout', '--quiet', '-b', branch);
@@ -144,6 +148,11 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
       access: 'admin',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}/messages` }),
+    },
+    'GET /v2/agent/:projectId/job/:id/events': {
+      access: 'admin',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/job/${finishedJobId}/events` }),
     },
     'POST /v2/agent/:projectId/job/:id/message': {
       access: 'admin',

@@ -8,6 +8,9 @@ import { invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { type Project, projectModel } from '../projects/project.ts';
 import { type ConversationMessage, type TurnView, toTurnView } from './conversation.ts';
+import type { JobEventFeed } from './job-event-feed.ts';
+import { openJobEventStream } from './job-event-stream.ts';
+import type { JobEvent, JobEventLog } from './job-events.ts';
 import { type JobStatus, type JobView, toJobView } from './job-view.ts';
 import { loadConversation } from './lifecycle/load-conversation.ts';
 import { queueTurn } from './lifecycle/queue-turn.ts';
@@ -24,6 +27,10 @@ export interface JobServiceDeps {
   /** The model used when the project names none; null when none is configured. */
   defaultModel: string | null;
   workSignal: WorkSignal;
+  /** Writes job changes with their events. */
+  events: JobEventLog;
+  /** Wakes this process's event streams. */
+  feed: JobEventFeed;
 }
 
 /**
@@ -56,7 +63,7 @@ export class JobService {
       lease_owner: null,
       lease_expires_at: null,
     };
-    const job = await queueTurn(this.deps.storage, { newJob: row }, prompt, now);
+    const job = await queueTurn(this.deps.events, { newJob: row }, prompt, now);
     this.deps.workSignal.notify();
     return toJobView(job);
   }
@@ -67,11 +74,18 @@ export class JobService {
 
   async list(
     projectId: string,
-    options: { status?: JobStatus | undefined; limit: number; cursor?: string | undefined },
+    options: {
+      status?: JobStatus | undefined;
+      /** Case-insensitive text that one of the job's prompts contains. */
+      q?: string | undefined;
+      limit: number;
+      cursor?: string | undefined;
+    },
   ): Promise<JobPage> {
     const query: JobPageQuery = {
       projectId,
       status: options.status,
+      promptContains: options.q === undefined || options.q === '' ? undefined : options.q,
       limit: options.limit + 1,
       after: options.cursor === undefined ? undefined : decodeCursor(options.cursor),
     };
@@ -86,7 +100,7 @@ export class JobService {
 
   /** A follow-up prompt: queued behind a running turn, or re-opens a finished job. */
   async message(projectId: string, jobId: string, prompt: string): Promise<JobView> {
-    const job = await queueTurn(this.deps.storage, { projectId, jobId }, prompt, iso(this.deps.clock()));
+    const job = await queueTurn(this.deps.events, { projectId, jobId }, prompt, iso(this.deps.clock()));
     this.deps.workSignal.notify();
     return toJobView(job);
   }
@@ -94,7 +108,7 @@ export class JobService {
   /** Stops pending and running turns and ends the job; archiving twice changes nothing. */
   async archive(projectId: string, jobId: string): Promise<JobView> {
     const now = iso(this.deps.clock());
-    return this.deps.storage.db.transaction().execute(async (tx) => {
+    return this.deps.events.transaction(now, async (tx, events) => {
       const existing = await this.find(tx, projectId, jobId);
       const archived = await updateJobIfStatus(tx, existing.id, ['active', 'completed', 'failed'], {
         status: 'archived',
@@ -104,9 +118,24 @@ export class JobService {
         lease_expires_at: null,
       });
       if (!archived) return toJobView(await this.find(tx, projectId, jobId));
-      await cancelOpenTurns(tx, jobId, now);
+      for (const turn of await cancelOpenTurns(tx, jobId, now)) events.turn(archived, 'cancelled', turn);
+      events.status(archived);
       return toJobView(archived);
     });
+  }
+
+  /**
+   * The job's events as they are written (see `openJobEventStream`): after `after`, or its
+   * current status then all of them. Null when a finished job is resumed after its last event.
+   */
+  async events(
+    projectId: string,
+    jobId: string,
+    after: number | null,
+    signal: AbortSignal,
+  ): Promise<AsyncGenerator<JobEvent[]> | null> {
+    const db = this.deps.storage.db;
+    return openJobEventStream(db, this.deps.feed, await this.find(db, projectId, jobId), after, signal);
   }
 
   async conversation(

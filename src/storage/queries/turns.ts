@@ -62,11 +62,14 @@ export function updateTurnIfStatus(
     .executeTakeFirst();
 }
 
-export async function cancelOpenTurns(db: Executor, jobId: string, at: string): Promise<void> {
-  await db
+/** Cancels the job's pending and running turns; returns them as cancelled, in order. */
+export async function cancelOpenTurns(db: Executor, jobId: string, at: string): Promise<TurnRow[]> {
+  const rows = await db
     .updateTable('turns')
     .set({ status: 'cancelled', finished_at: at })
     .where('job_id', '=', jobId)
     .where('status', 'in', OPEN_TURN_STATUSES)
+    .returningAll()
     .execute();
+  return rows.sort((a, b) => a.seq - b.seq);
 }
