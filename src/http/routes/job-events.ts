@@ -43,8 +43,10 @@ const EventsHeaders = Type.Object({
 export const jobEventRoutes: FastifyPluginAsyncTypebox<JobEventRoutesOptions> = async (app, options) => {
   const { jobs, heartbeatMs } = options;
   const streams = new Set<AbortController>();
+  let closing = false;
   // Open streams would hold the server's close until their jobs finish: end them first.
   app.addHook('preClose', (done) => {
+    closing = true;
     for (const stream of streams) stream.abort();
     done();
   });
@@ -102,6 +104,8 @@ export const jobEventRoutes: FastifyPluginAsyncTypebox<JobEventRoutesOptions> = 
       } finally {
         streams.delete(controller);
         response.end();
+        // The server is closing: an idle keep-alive connection would keep it waiting.
+        if (closing) reply.raw.socket?.end();
       }
     },
   );
