@@ -65,7 +65,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <span className="header__logo" aria-hidden="true">
             D
           </span>
-          Docwright
+          <span className="header__brand-name">Docwright</span>
         </Link>
         <ProjectSwitcher location={location} />
         <div className="header__end">
@@ -83,11 +83,22 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
+/** The project the navigation and the switcher are about: the page's, else the last one used, else the first. */
+function useNavigationProject(location: string): string | null {
+  const projects = useProjects();
+  const fromPath = projectIdFromPath(location);
+  if (fromPath) return fromPath;
+  const list = projects.data ?? [];
+  const last = lastProject();
+  return list.find((p) => p.id === last)?.id ?? list[0]?.id ?? null;
+}
+
 function Navigation({ location, open }: { location: string; open: boolean }) {
   const owner = useCan('manage');
-  const projectId = projectIdFromPath(location) ?? lastProject();
+  const projectId = useNavigationProject(location);
   const item = (href: string, label: string) => {
-    const current = location === href || location.startsWith(`${href}/`);
+    // /projects is current on the projects page only, not on every project's pages.
+    const current = location === href || (href !== '/projects' && location.startsWith(`${href}/`));
     return (
       <li key={href}>
         <Link href={href} className="nav__link" aria-current={current ? 'page' : undefined}>
@@ -98,15 +109,17 @@ function Navigation({ location, open }: { location: string; open: boolean }) {
   };
   return (
     <nav id="navigation" className={`nav${open ? ' nav--open' : ''}`} aria-label="Main">
-      {projectId && (
-        <ul className="nav__list">
-          {PROJECT_SECTIONS.map(({ section, label }) => item(projectPath(projectId, section), label))}
+      <div className="nav__inner">
+        {projectId && (
+          <ul className="nav__list">
+            {PROJECT_SECTIONS.map(({ section, label }) => item(projectPath(projectId, section), label))}
+          </ul>
+        )}
+        <ul className="nav__list nav__list--global">
+          {item('/projects', 'Projects')}
+          {owner && item('/users', 'Users')}
         </ul>
-      )}
-      <ul className="nav__list nav__list--global">
-        {item('/projects', 'Projects')}
-        {owner && item('/users', 'Users')}
-      </ul>
+      </div>
     </nav>
   );
 }
@@ -114,7 +127,7 @@ function Navigation({ location, open }: { location: string; open: boolean }) {
 function ProjectSwitcher({ location }: { location: string }) {
   const projects = useProjects();
   const [, navigate] = useLocation();
-  const current = projectIdFromPath(location);
+  const current = useNavigationProject(location);
   const id = useId();
   if (!projects.data || projects.data.length === 0 || !current) return null;
   return (
