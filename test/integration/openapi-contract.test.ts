@@ -10,7 +10,10 @@ import { PromptScriptedAgent } from '../helpers/test-agent.ts';
 
 interface OpenApiDocument {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, unknown>; requestBody?: unknown; tags?: string[] }>
+  >;
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
 }
 
@@ -74,11 +77,37 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
         '/v2/agent/{projectId}/jobs',
       ]),
     );
-    expect(paths.filter((p) => !/^\/(v2\/agent|v1\/analytics)\/\{projectId\}\//.test(p)).sort()).toEqual([
-      '/health',
-      '/review/{jobId}',
-      '/review/{jobId}/merge',
-    ]);
+    expect(
+      paths
+        .filter(
+          (p) => !/^\/(v2\/agent|v1\/analytics)\/\{projectId\}\//.test(p) && !p.startsWith('/dashboard/'),
+        )
+        .sort(),
+    ).toEqual(['/health', '/review/{jobId}', '/review/{jobId}/merge']);
+    // The dashboard's own routes, under one tag, with the session cookie; not the public API's twins.
+    const dashboard = Object.entries(document.paths).filter(([p]) => p.startsWith('/dashboard/'));
+    expect(dashboard.map(([p]) => p)).toEqual(
+      expect.arrayContaining([
+        '/dashboard/api/session',
+        '/dashboard/api/users',
+        '/dashboard/api/projects/{projectId}/settings',
+      ]),
+    );
+    expect(dashboard.filter(([p]) => /^\/dashboard\/api\/v[12]\//.test(p))).toEqual([]);
+    for (const [p, operations] of dashboard) {
+      for (const [method, operation] of Object.entries(operations)) {
+        expect({ route: `${method} ${p}`, tags: operation.tags }).toEqual({
+          route: `${method} ${p}`,
+          tags: ['Dashboard'],
+        });
+      }
+    }
+    expect(document.components.securitySchemes).toHaveProperty('cookieAuth', {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'docwright_session',
+      description: expect.any(String),
+    });
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining(['Job', 'JobList', 'Conversation', 'Error']),
     );
