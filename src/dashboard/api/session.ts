@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, setCsrfToken } from './client.ts';
-import type { RedeemLinkBody, SessionPayload, SignInBody } from './types.ts';
+import type { RedeemLinkPayload, SessionPayload, SignInPayload } from './types.ts';
 
 export const sessionKey = ['session'] as const;
 
@@ -36,8 +36,8 @@ function useSessionMutation<Body>(path: string) {
   });
 }
 
-export const useSignIn = () => useSessionMutation<SignInBody>('/session');
-export const useRedeemLink = () => useSessionMutation<RedeemLinkBody>('/sign-in-links/redeem');
+export const useSignIn = () => useSessionMutation<SignInPayload>('/session');
+export const useRedeemLink = () => useSessionMutation<RedeemLinkPayload>('/sign-in-links/redeem');
 
 /** Sign out of this browser, or (everywhere) end every session of the account. */
 export function useSignOut() {

@@ -5,6 +5,7 @@ import { AuthCard } from '../components/auth-card.tsx';
 import { Button } from '../components/button.tsx';
 import { FormError, TextField } from '../components/field.tsx';
 
+// The server's rule (src/domain/users/account-fields.ts), checked here only to say so sooner.
 const MIN_PASSWORD = 12;
 
 /** Reads the link's token from the fragment once, then takes it out of the address bar and history. */

@@ -19,7 +19,7 @@ export const Project = Type.Object({
 });
 export type ProjectType = Static<typeof Project>;
 
-const CheckedProject = Type.Object({
+export const CheckedProject = Type.Object({
   project: Project,
   warnings: Type.Array(Type.String(), {
     description: 'What could not be checked yet, e.g. a private remote before its credentials are stored.',
@@ -27,6 +27,18 @@ const CheckedProject = Type.Object({
 });
 
 const NonEmpty = (description: string) => Type.String({ pattern: '\\S', maxLength: 1000, description });
+
+export const NewProjectBody = Type.Object({
+  name: NonEmpty('A name people recognise.'),
+  repository: NonEmpty('A git URL, or a path on the server.'),
+  baseBranch: Type.Optional(NonEmpty('The branch pull requests go to (default main).')),
+});
+
+export const ProjectChangeBody = Type.Object({
+  name: Type.Optional(NonEmpty('A new name.')),
+  repository: Type.Optional(NonEmpty('Another git URL or path on the server.')),
+  baseBranch: Type.Optional(NonEmpty('Another base branch.')),
+});
 
 /** `/dashboard/api/projects`: list, create, rename or move, delete. */
 export const dashboardProjectRoutes: FastifyPluginAsyncTypebox<DashboardProjectRoutesOptions> = async (
@@ -56,11 +68,7 @@ export const dashboardProjectRoutes: FastifyPluginAsyncTypebox<DashboardProjectR
         description:
           'The repository and base branch are checked first: a path on the server must be a git repository with that branch (400 otherwise); a remote that cannot be asked now is a warning.',
         ...changeDocs,
-        body: Type.Object({
-          name: NonEmpty('A name people recognise.'),
-          repository: NonEmpty('A git URL, or a path on the server.'),
-          baseBranch: Type.Optional(NonEmpty('The branch pull requests go to (default main).')),
-        }),
+        body: NewProjectBody,
         response: { 201: CheckedProject, ...dashboardBodyErrors },
       },
     },
@@ -92,11 +100,7 @@ export const dashboardProjectRoutes: FastifyPluginAsyncTypebox<DashboardProjectR
           'A new repository or base branch is checked like at creation; jobs made before keep theirs.',
         ...changeDocs,
         params: ProjectParams,
-        body: Type.Object({
-          name: Type.Optional(NonEmpty('A new name.')),
-          repository: Type.Optional(NonEmpty('Another git URL or path on the server.')),
-          baseBranch: Type.Optional(NonEmpty('Another base branch.')),
-        }),
+        body: ProjectChangeBody,
         response: { 200: CheckedProject, ...dashboardBodyErrors },
       },
     },

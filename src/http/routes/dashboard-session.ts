@@ -44,6 +44,17 @@ export type SessionViewType = Static<typeof SessionView>;
 const Password = (description: string) =>
   Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, description });
 
+export const SignInBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+});
+
+export const RedeemLinkBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 100, description: 'The dwl_… token from the link.' }),
+  email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
+  password: Type.Optional(Password(`At least ${MIN_PASSWORD_LENGTH} characters.`)),
+});
+
 const tooMany = Type.Ref('Error', {
   description:
     'Too many failed sign-ins for this account or from this address; Retry-After says when to try again.',
@@ -86,10 +97,7 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
         description:
           'Checks the email and password and sets the session cookie. A wrong email and a wrong password get the same 401. Failed sign-ins are limited per account (10) and per client address (50) per 15 minutes: 429 with Retry-After.',
         ...signInDocs,
-        body: Type.Object({
-          email: Type.String({ minLength: 1, maxLength: 254 }),
-          password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
-        }),
+        body: SignInBody,
         response: { 200: SessionView, 429: tooMany, ...dashboardBodyErrors },
       },
     },
@@ -145,11 +153,7 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
         description:
           "Uses a sign-in link (`#token=dwl_…`, valid 24 hours, once) and sets the session cookie. An account without a password yet (a new one) needs `email` and `password`: they become its email and password. Otherwise `email`, if given, must be the account's, and `password`, if given, replaces its password (ending its other sessions).",
         ...signInDocs,
-        body: Type.Object({
-          token: Type.String({ minLength: 1, maxLength: 100, description: 'The dwl_… token from the link.' }),
-          email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
-          password: Type.Optional(Password(`At least ${MIN_PASSWORD_LENGTH} characters.`)),
-        }),
+        body: RedeemLinkBody,
         response: { 200: SessionView, ...dashboardBodyErrors },
       },
     },

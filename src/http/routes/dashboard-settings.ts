@@ -43,7 +43,7 @@ export const Settings = Type.Object({
 });
 export type SettingsType = Static<typeof Settings>;
 
-const SettingsChange = Type.Object({
+export const SettingsChange = Type.Object({
   agent: Type.Optional(
     Type.Object({
       model: Type.Optional(Nullable(Type.String({ maxLength: 200, description: 'null: use the default.' }))),

@@ -38,6 +38,19 @@ const Password = Type.String({
   description: `At least ${MIN_PASSWORD_LENGTH} characters. Never shown back.`,
 });
 
+export const NewUserBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.Optional(Password),
+  role: Role,
+});
+
+export const UserChangeBody = Type.Object({ role: Type.Optional(Role), password: Type.Optional(Password) });
+
+export const SignInLink = Type.Object({
+  url: Type.String({ description: '<public URL>/sign-in/link#token=dwl_…' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+});
+
 const manage = { permission: 'manage' as const };
 
 /** `/dashboard/api/users`: accounts, for owners. */
@@ -69,11 +82,7 @@ export const dashboardUserRoutes: FastifyPluginAsyncTypebox<DashboardUserRoutesO
         description:
           'Without a password, the account signs in first with a sign-in link (POST …/users/{userId}/sign-in-link), which sets one. 409 when the email is taken.',
         ...changeDocs,
-        body: Type.Object({
-          email: Type.String({ minLength: 1, maxLength: 254 }),
-          password: Type.Optional(Password),
-          role: Role,
-        }),
+        body: NewUserBody,
         response: { 201: User, ...dashboardBodyErrors },
       },
     },
@@ -90,7 +99,7 @@ export const dashboardUserRoutes: FastifyPluginAsyncTypebox<DashboardUserRoutesO
           "A new password ends the sessions of the account (but the caller's own). The last owner cannot be demoted (409).",
         ...changeDocs,
         params: UserParams,
-        body: Type.Object({ role: Type.Optional(Role), password: Type.Optional(Password) }),
+        body: UserChangeBody,
         response: { 200: User, ...dashboardBodyErrors },
       },
     },
@@ -129,10 +138,7 @@ export const dashboardUserRoutes: FastifyPluginAsyncTypebox<DashboardUserRoutesO
         ...changeDocs,
         params: UserParams,
         response: {
-          201: Type.Object({
-            url: Type.String({ description: '<public URL>/sign-in/link#token=dwl_…' }),
-            expiresAt: Type.String({ format: 'date-time' }),
-          }),
+          201: SignInLink,
           ...dashboardErrors,
         },
       },
