@@ -1,7 +1,8 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useProjects } from '../api/projects.ts';
-import { useSignOut } from '../api/session.ts';
+import { forgetSession, useSignOut } from '../api/session.ts';
 import {
   lastProject,
   projectIdFromPath,
@@ -173,6 +174,7 @@ function ThemeToggle() {
 function UserMenu() {
   const user = useCurrentUser();
   const signOut = useSignOut();
+  const queryClient = useQueryClient();
   const toast = useToast();
   const [, navigate] = useLocation();
   const [open, setOpen] = useState(false);
@@ -197,14 +199,17 @@ function UserMenu() {
     };
   }, [open]);
 
-  const leave = (everywhere: boolean) =>
-    signOut.mutate(everywhere, {
-      onSuccess: () => {
-        navigate('/sign-in', { replace: true });
-        toast.success(everywhere ? 'Signed out on every device' : 'Signed out');
-      },
-      onError: (error) => toast.error(error.message),
-    });
+  const leave = async (everywhere: boolean) => {
+    try {
+      await signOut.mutateAsync(everywhere);
+    } catch (error) {
+      toast.error(error instanceof Error ? error.message : 'Could not sign out');
+      return;
+    }
+    navigate('/sign-in', { replace: true });
+    forgetSession(queryClient);
+    toast.success(everywhere ? 'Signed out on every device' : 'Signed out');
+  };
 
   return (
     <div className="user-menu" ref={menu}>

@@ -82,7 +82,6 @@ export default function SignInLinkPage() {
           name="new-password"
           autoComplete="new-password"
           required
-          minLength={MIN_PASSWORD}
           hint={`At least ${MIN_PASSWORD} characters.`}
           error={problem}
           value={password}
