@@ -80,7 +80,9 @@ export async function fetchInPage(
     async ({ method, url, body, csrf }) => {
       const headers: Record<string, string> = { accept: 'application/json' };
       if (csrf) {
-        const session = await fetch('/dashboard/api/session').then((r) => r.json());
+        const session = (await fetch('/dashboard/api/session').then((r) => r.json())) as {
+          csrfToken: string;
+        };
         headers['x-csrf-token'] = session.csrfToken;
       }
       if (body !== undefined) headers['content-type'] = 'application/json';
@@ -110,11 +112,16 @@ interface AxeResult {
  */
 export async function expectAccessible(page: Page, where: string): Promise<void> {
   await page.evaluate(AXE_SOURCE);
-  const result = (await page.evaluate(() =>
-    (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<unknown> } }).axe.run(document, {
+  const result = (await page.evaluate(() => {
+    // In the page: the DOM's globals, which this file's (Node) types do not know.
+    const page = globalThis as unknown as {
+      axe: { run: (context: unknown, options: unknown) => Promise<unknown> };
+      document: unknown;
+    };
+    return page.axe.run(page.document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-    }),
-  )) as AxeResult;
+    });
+  })) as AxeResult;
   const serious = result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
