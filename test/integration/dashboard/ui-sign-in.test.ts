@@ -36,7 +36,10 @@ describe(`dashboard sign-in in Chromium (${testBackend})`, () => {
     await page.locator('input[type=email]').fill(me.email);
     await page.locator('input[type=password]').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').filter({ hasText: /email or password/i }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /email or password/i })
+      .waitFor();
 
     await page.locator('input[type=password]').fill(me.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
