@@ -27,7 +27,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const [navOpen, setNavOpen] = useState(false);
   const main = useRef<HTMLElement>(null);
-  const firstRender = useRef(true);
+  const shownLocation = useRef(location);
 
   const projectId = projectIdFromPath(location);
   useEffect(() => {
@@ -35,13 +35,10 @@ export function Layout({ children }: { children: ReactNode }) {
   }, [projectId]);
 
   // After a navigation, close the phone menu and move focus to the new page, as a page load would.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every change of location
   useEffect(() => {
+    if (shownLocation.current === location) return;
+    shownLocation.current = location;
     setNavOpen(false);
-    if (firstRender.current) {
-      firstRender.current = false;
-      return;
-    }
     main.current?.focus({ preventScroll: true });
     window.scrollTo(0, 0);
   }, [location]);

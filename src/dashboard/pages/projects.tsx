@@ -57,12 +57,14 @@ export default function ProjectsPage() {
                         {project.name}
                       </Link>
                       {project.id === current && <span className="badge badge--accent">current</span>}
+                      <span className="cell__sub phone-only">{project.repository}</span>
                     </>
                   ),
                 },
                 {
                   header: 'Repository',
                   cell: (project) => <code className="wrap">{project.repository}</code>,
+                  secondary: true,
                 },
                 {
                   header: 'Base branch',

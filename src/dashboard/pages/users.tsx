@@ -116,7 +116,7 @@ function UsersList() {
                     <Button
                       small
                       onClick={() => setAction({ kind: 'password', user })}
-                      aria-label={`Reset the password of ${user.email}`}
+                      aria-label={`Reset password of ${user.email}`}
                     >
                       Reset password
                     </Button>
