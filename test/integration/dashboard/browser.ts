@@ -60,6 +60,9 @@ export async function openDashboard(
   return { context, page, errors };
 }
 
+/** Evaluates an expression in the page (a string: this file's Node types know no DOM). */
+export const inPage = <T>(page: Page, expression: string): Promise<T> => page.evaluate<T>(expression);
+
 /** Signs in through the form, as a person (or a password manager) would. */
 export async function signInThroughForm(page: Page, email: string, password: string): Promise<void> {
   await page.goto('/sign-in');

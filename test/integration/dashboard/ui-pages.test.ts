@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
 import {
   expectAccessible,
+  inPage,
   LAPTOP,
   launchChromium,
   openDashboard,
@@ -78,9 +79,10 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
           await page.goto(path);
           await settle(page, heading);
           // No page is wider than the screen: tables scroll inside themselves.
-          expect(await page.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(
-            viewport.width,
-          );
+          expect(
+            await inPage<number>(page, 'document.documentElement.scrollWidth'),
+            name,
+          ).toBeLessThanOrEqual(viewport.width);
           await expectAccessible(page, `${name} (${device}, ${scheme})`);
           await shot(name);
         }
@@ -126,22 +128,19 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
     await page.goto(`/projects/${t.project.id}/keys`);
     await settle(page, 'API keys');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    expect(await inPage(page, 'document.activeElement?.textContent')).toBe('Skip to content');
     await page.keyboard.press('Enter');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(await inPage(page, 'document.activeElement?.id')).toBe('main');
 
     const create = page.getByRole('button', { name: 'Create key' });
     await create.focus();
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: 'Create an API key' }).waitFor();
-    expect(
-      await page.evaluate(
-        () => document.activeElement?.getAttribute('name') ?? document.activeElement?.tagName,
-      ),
-    ).toBe('INPUT');
+    // Focus moves into the dialog, to its first field (the name).
+    expect(await inPage(page, 'document.activeElement?.tagName')).toBe('INPUT');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Create key');
+    expect(await inPage(page, 'document.activeElement?.textContent')).toBe('Create key');
     await context.close();
   });
 
