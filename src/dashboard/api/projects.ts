@@ -1,13 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, seg } from './client.ts';
-import type { CheckedProject, NewProjectBody, Project, ProjectChangeBody, ProjectList } from './types.ts';
+import type {
+  CheckedProjectPayload,
+  NewProjectPayload,
+  ProjectChangePayload,
+  ProjectListPayload,
+  ProjectPayload,
+} from './types.ts';
 
 export const projectsKey = ['projects'] as const;
 
 export function useProjects() {
   return useQuery({
     queryKey: projectsKey,
-    queryFn: () => api.get<ProjectList>('/projects'),
+    queryFn: () => api.get<ProjectListPayload>('/projects'),
     select: (list) => list.projects,
   });
 }
@@ -15,14 +21,14 @@ export function useProjects() {
 export function useProject(projectId: string) {
   return useQuery({
     queryKey: [...projectsKey, projectId],
-    queryFn: () => api.get<Project>(`/projects/${seg(projectId)}`),
+    queryFn: () => api.get<ProjectPayload>(`/projects/${seg(projectId)}`),
   });
 }
 
 export function useCreateProject() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: NewProjectBody) => api.post<CheckedProject>('/projects', body),
+    mutationFn: (body: NewProjectPayload) => api.post<CheckedProjectPayload>('/projects', body),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: projectsKey }),
   });
 }
@@ -30,7 +36,8 @@ export function useCreateProject() {
 export function useUpdateProject(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: ProjectChangeBody) => api.patch<CheckedProject>(`/projects/${seg(projectId)}`, body),
+    mutationFn: (body: ProjectChangePayload) =>
+      api.patch<CheckedProjectPayload>(`/projects/${seg(projectId)}`, body),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: projectsKey }),
   });
 }

@@ -1,6 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, setCsrfToken } from './client.ts';
-import type { RedeemLinkBody, SessionPayload, SignInBody } from './types.ts';
+import type { RedeemLinkPayload, SessionPayload, SignInPayload } from './types.ts';
 
 export const sessionKey = ['session'] as const;
 
@@ -36,19 +36,23 @@ function useSessionMutation<Body>(path: string) {
   });
 }
 
-export const useSignIn = () => useSessionMutation<SignInBody>('/session');
-export const useRedeemLink = () => useSessionMutation<RedeemLinkBody>('/sign-in-links/redeem');
+export const useSignIn = () => useSessionMutation<SignInPayload>('/session');
+export const useRedeemLink = () => useSessionMutation<RedeemLinkPayload>('/sign-in-links/redeem');
 
-/** Sign out of this browser, or (everywhere) end every session of the account. */
+/**
+ * Sign out of this browser, or (everywhere) end every session of the account. The caller leaves
+ * the signed-in pages first and then calls `forgetSession`, so they do not ask to come back.
+ */
 export function useSignOut() {
-  const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (everywhere: boolean) =>
       everywhere ? api.post<void>('/session/sign-out-everywhere') : api.delete('/session'),
-    onSuccess: () => {
-      setCsrfToken(null);
-      queryClient.clear();
-      queryClient.setQueryData(sessionKey, null);
-    },
   });
+}
+
+/** Drops the account's session and everything it saw from the cache. */
+export function forgetSession(queryClient: QueryClient): void {
+  setCsrfToken(null);
+  queryClient.clear();
+  queryClient.setQueryData(sessionKey, null);
 }

@@ -12,102 +12,44 @@ export type JobListPayload = Static<typeof JobList>;
 export type ConversationPayload = Static<typeof Conversation>;
 export type BranchReviewPayload = Static<typeof BranchReview>;
 
+import type {
+  CheckedProject,
+  NewProjectBody,
+  Project,
+  ProjectChangeBody,
+} from '../../http/routes/dashboard-projects.ts';
+import type { RedeemLinkBody, SessionView, SignInBody } from '../../http/routes/dashboard-session.ts';
+import type { Settings, SettingsChange } from '../../http/routes/dashboard-settings.ts';
+import type { NewUserBody, SignInLink, User, UserChangeBody } from '../../http/routes/dashboard-users.ts';
+
+export type SessionPayload = Static<typeof SessionView>;
+export type SessionUser = SessionPayload['user'];
+export type Role = SessionUser['role'];
+export type SignInPayload = Static<typeof SignInBody>;
+export type RedeemLinkPayload = Static<typeof RedeemLinkBody>;
+
+export type UserPayload = Static<typeof User>;
+export type UserListPayload = { users: UserPayload[] };
+export type NewUserPayload = Static<typeof NewUserBody>;
+export type UserChangePayload = Static<typeof UserChangeBody>;
+export type SignInLinkPayload = Static<typeof SignInLink>;
+
+export type ProjectPayload = Static<typeof Project>;
+export type ProjectListPayload = { projects: ProjectPayload[] };
+export type NewProjectPayload = Static<typeof NewProjectBody>;
+export type ProjectChangePayload = Static<typeof ProjectChangeBody>;
+export type CheckedProjectPayload = Static<typeof CheckedProject>;
+
+export type SettingsPayload = Static<typeof Settings>;
+export type SettingsChangePayload = Static<typeof SettingsChange>;
+export type CodeHostKind = NonNullable<SettingsPayload['agent']['codeHost']>['kind'];
+
 // ---------------------------------------------------------------------------------------------
-// Until the dashboard endpoints land (src/http/routes/dashboard-*.ts), the shapes below follow
-// docs/dashboard.md; each is replaced by the Static type of its route's schema when it exists.
+// Until the dashboard keys endpoints land, these follow docs/dashboard.md; each is replaced by
+// the Static type of its route's schema when it exists.
 // ---------------------------------------------------------------------------------------------
 
-export type Role = 'owner' | 'admin' | 'viewer';
 export type KeyScope = 'admin' | 'read' | 'ingest';
-
-export interface User {
-  id: string;
-  email: string;
-  role: Role;
-  createdAt: string;
-}
-export interface SessionPayload {
-  user: User;
-  csrfToken: string;
-  expiresAt: string;
-}
-export interface SignInBody {
-  email: string;
-  password: string;
-}
-export interface RedeemLinkBody {
-  token: string;
-  email?: string;
-  password?: string;
-}
-
-export interface UserRow extends User {
-  lastSignInAt: string | null;
-}
-export interface UserList {
-  users: UserRow[];
-}
-export interface NewUserBody {
-  email: string;
-  password: string;
-  role: Role;
-}
-export interface UserChangeBody {
-  role?: Role;
-  password?: string;
-}
-export interface SignInLink {
-  url: string;
-  expiresAt: string;
-}
-
-export interface Project {
-  id: string;
-  name: string;
-  repository: string;
-  baseBranch: string;
-  createdAt: string;
-}
-export interface ProjectList {
-  projects: Project[];
-}
-export interface NewProjectBody {
-  name: string;
-  repository: string;
-  baseBranch?: string;
-}
-export type ProjectChangeBody = Partial<NewProjectBody>;
-export interface CheckedProject {
-  project: Project;
-  warnings: string[];
-}
-
-export type CodeHostKind = 'github' | 'gitlab' | 'local';
-export interface ProjectSettings {
-  agent: {
-    model: string | null;
-    draft: boolean;
-    codeHost: {
-      kind: CodeHostKind;
-      apiUrl: string | null;
-      repository: string | null;
-      credentials: 'stored' | 'none';
-    } | null;
-  };
-  analytics: { allowedOrigins: string[]; countAiCrawlersAsAi: boolean };
-  server: { defaultModel: string | null; saltRotation: string; publicUrl: string };
-}
-export interface SettingsChangeBody {
-  agent?: {
-    model?: string | null;
-    draft?: boolean;
-    host?: CodeHostKind | null;
-    apiUrl?: string | null;
-    hostRepository?: string | null;
-    token?: string;
-  };
-  analytics?: { allowedOrigins?: string[]; countAiCrawlersAsAi?: boolean };
-}
 
 export interface KeyInfo {
   id: string;

@@ -1,13 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, seg } from './client.ts';
-import type { NewUserBody, SignInLink, UserChangeBody, UserList, UserRow } from './types.ts';
+import type {
+  NewUserPayload,
+  SignInLinkPayload,
+  UserChangePayload,
+  UserListPayload,
+  UserPayload,
+} from './types.ts';
 
 const usersKey = ['users'] as const;
 
 export function useUsers() {
   return useQuery({
     queryKey: usersKey,
-    queryFn: () => api.get<UserList>('/users'),
+    queryFn: () => api.get<UserListPayload>('/users'),
     select: (list) => list.users,
   });
 }
@@ -20,11 +26,12 @@ function useUserMutation<Input, Output>(call: (input: Input) => Promise<Output>)
   });
 }
 
-export const useCreateUser = () => useUserMutation((body: NewUserBody) => api.post<UserRow>('/users', body));
+export const useCreateUser = () =>
+  useUserMutation((body: NewUserPayload) => api.post<UserPayload>('/users', body));
 export const useUpdateUser = () =>
-  useUserMutation(({ userId, change }: { userId: string; change: UserChangeBody }) =>
-    api.patch<UserRow>(`/users/${seg(userId)}`, change),
+  useUserMutation(({ userId, change }: { userId: string; change: UserChangePayload }) =>
+    api.patch<UserPayload>(`/users/${seg(userId)}`, change),
   );
 export const useDeleteUser = () => useUserMutation((userId: string) => api.delete(`/users/${seg(userId)}`));
 export const useSignInLink = () =>
-  useUserMutation((userId: string) => api.post<SignInLink>(`/users/${seg(userId)}/sign-in-link`));
+  useUserMutation((userId: string) => api.post<SignInLinkPayload>(`/users/${seg(userId)}/sign-in-link`));

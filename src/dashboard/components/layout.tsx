@@ -1,7 +1,8 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useProjects } from '../api/projects.ts';
-import { useSignOut } from '../api/session.ts';
+import { forgetSession, useSignOut } from '../api/session.ts';
 import {
   lastProject,
   projectIdFromPath,
@@ -26,7 +27,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const [navOpen, setNavOpen] = useState(false);
   const main = useRef<HTMLElement>(null);
-  const firstRender = useRef(true);
+  const shownLocation = useRef(location);
 
   const projectId = projectIdFromPath(location);
   useEffect(() => {
@@ -34,13 +35,10 @@ export function Layout({ children }: { children: ReactNode }) {
   }, [projectId]);
 
   // After a navigation, close the phone menu and move focus to the new page, as a page load would.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every change of location
   useEffect(() => {
+    if (shownLocation.current === location) return;
+    shownLocation.current = location;
     setNavOpen(false);
-    if (firstRender.current) {
-      firstRender.current = false;
-      return;
-    }
     main.current?.focus({ preventScroll: true });
     window.scrollTo(0, 0);
   }, [location]);
@@ -65,7 +63,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <span className="header__logo" aria-hidden="true">
             D
           </span>
-          Docwright
+          <span className="header__brand-name">Docwright</span>
         </Link>
         <ProjectSwitcher location={location} />
         <div className="header__end">
@@ -83,11 +81,22 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
+/** The project the navigation and the switcher are about: the page's, else the last one used, else the first. */
+function useNavigationProject(location: string): string | null {
+  const projects = useProjects();
+  const fromPath = projectIdFromPath(location);
+  if (fromPath) return fromPath;
+  const list = projects.data ?? [];
+  const last = lastProject();
+  return list.find((p) => p.id === last)?.id ?? list[0]?.id ?? null;
+}
+
 function Navigation({ location, open }: { location: string; open: boolean }) {
   const owner = useCan('manage');
-  const projectId = projectIdFromPath(location) ?? lastProject();
+  const projectId = useNavigationProject(location);
   const item = (href: string, label: string) => {
-    const current = location === href || location.startsWith(`${href}/`);
+    // /projects is current on the projects page only, not on every project's pages.
+    const current = location === href || (href !== '/projects' && location.startsWith(`${href}/`));
     return (
       <li key={href}>
         <Link href={href} className="nav__link" aria-current={current ? 'page' : undefined}>
@@ -98,15 +107,17 @@ function Navigation({ location, open }: { location: string; open: boolean }) {
   };
   return (
     <nav id="navigation" className={`nav${open ? ' nav--open' : ''}`} aria-label="Main">
-      {projectId && (
-        <ul className="nav__list">
-          {PROJECT_SECTIONS.map(({ section, label }) => item(projectPath(projectId, section), label))}
+      <div className="nav__inner">
+        {projectId && (
+          <ul className="nav__list">
+            {PROJECT_SECTIONS.map(({ section, label }) => item(projectPath(projectId, section), label))}
+          </ul>
+        )}
+        <ul className="nav__list nav__list--global">
+          {item('/projects', 'Projects')}
+          {owner && item('/users', 'Users')}
         </ul>
-      )}
-      <ul className="nav__list nav__list--global">
-        {item('/projects', 'Projects')}
-        {owner && item('/users', 'Users')}
-      </ul>
+      </div>
     </nav>
   );
 }
@@ -114,7 +125,7 @@ function Navigation({ location, open }: { location: string; open: boolean }) {
 function ProjectSwitcher({ location }: { location: string }) {
   const projects = useProjects();
   const [, navigate] = useLocation();
-  const current = projectIdFromPath(location);
+  const current = useNavigationProject(location);
   const id = useId();
   if (!projects.data || projects.data.length === 0 || !current) return null;
   return (
@@ -160,6 +171,7 @@ function ThemeToggle() {
 function UserMenu() {
   const user = useCurrentUser();
   const signOut = useSignOut();
+  const queryClient = useQueryClient();
   const toast = useToast();
   const [, navigate] = useLocation();
   const [open, setOpen] = useState(false);
@@ -184,14 +196,17 @@ function UserMenu() {
     };
   }, [open]);
 
-  const leave = (everywhere: boolean) =>
-    signOut.mutate(everywhere, {
-      onSuccess: () => {
-        navigate('/sign-in', { replace: true });
-        toast.success(everywhere ? 'Signed out on every device' : 'Signed out');
-      },
-      onError: (error) => toast.error(error.message),
-    });
+  const leave = async (everywhere: boolean) => {
+    try {
+      await signOut.mutateAsync(everywhere);
+    } catch (error) {
+      toast.error(error instanceof Error ? error.message : 'Could not sign out');
+      return;
+    }
+    navigate('/sign-in', { replace: true });
+    forgetSession(queryClient);
+    toast.success(everywhere ? 'Signed out on every device' : 'Signed out');
+  };
 
   return (
     <div className="user-menu" ref={menu}>

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useCreateProject, useDeleteProject, useProjects } from '../api/projects.ts';
-import type { Project } from '../api/types.ts';
+import type { ProjectPayload } from '../api/types.ts';
 import { Button } from '../components/button.tsx';
 import { lastProject, projectPath } from '../components/current-project.ts';
 import { useCan } from '../components/current-user.tsx';
@@ -18,7 +18,7 @@ export default function ProjectsPage() {
   const projects = useProjects();
   const owner = useCan('manage');
   const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<Project | null>(null);
+  const [deleting, setDeleting] = useState<ProjectPayload | null>(null);
   const current = lastProject();
 
   return (
@@ -57,12 +57,14 @@ export default function ProjectsPage() {
                         {project.name}
                       </Link>
                       {project.id === current && <span className="badge badge--accent">current</span>}
+                      <span className="cell__sub phone-only">{project.repository}</span>
                     </>
                   ),
                 },
                 {
                   header: 'Repository',
                   cell: (project) => <code className="wrap">{project.repository}</code>,
+                  secondary: true,
                 },
                 {
                   header: 'Base branch',
@@ -79,7 +81,7 @@ export default function ProjectsPage() {
                       {
                         header: <span className="visually-hidden">Actions</span>,
                         align: 'end' as const,
-                        cell: (project: Project) => (
+                        cell: (project: ProjectPayload) => (
                           <Button
                             small
                             variant="danger"
@@ -162,7 +164,7 @@ function CreateProjectForm({ onDone }: { onDone: () => void }) {
   );
 }
 
-function DeleteProjectDialog({ project, onClose }: { project: Project | null; onClose: () => void }) {
+function DeleteProjectDialog({ project, onClose }: { project: ProjectPayload | null; onClose: () => void }) {
   const remove = useDeleteProject();
   const toast = useToast();
   const close = () => {

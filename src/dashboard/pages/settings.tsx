@@ -2,7 +2,7 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import { useParams } from 'wouter';
 import { useProject, useUpdateProject } from '../api/projects.ts';
 import { useSettings, useUpdateSettings } from '../api/settings.ts';
-import type { CodeHostKind, Project, ProjectSettings, SettingsChangeBody } from '../api/types.ts';
+import type { CodeHostKind, ProjectPayload, SettingsChangePayload, SettingsPayload } from '../api/types.ts';
 import { Button } from '../components/button.tsx';
 import { useCan } from '../components/current-user.tsx';
 import { CheckboxField, FormError, SelectField, TextAreaField, TextField } from '../components/field.tsx';
@@ -83,7 +83,7 @@ function SettingsForm({
   );
 }
 
-function RepositoryForm({ project, readOnly }: { project: Project; readOnly: boolean }) {
+function RepositoryForm({ project, readOnly }: { project: ProjectPayload; readOnly: boolean }) {
   const update = useUpdateProject(project.id);
   const toast = useToast();
   const [name, setName] = useState(project.name);
@@ -141,7 +141,7 @@ function AgentForm({
   readOnly,
 }: {
   projectId: string;
-  settings: ProjectSettings;
+  settings: SettingsPayload;
   readOnly: boolean;
 }) {
   const update = useUpdateSettings(projectId);
@@ -157,7 +157,7 @@ function AgentForm({
 
   const save = () => {
     // Only what changed: an untouched code host stays as the server worked it out.
-    const change: NonNullable<SettingsChangeBody['agent']> = {};
+    const change: NonNullable<SettingsChangePayload['agent']> = {};
     if (model.trim() !== (agent.model ?? '')) change.model = model.trim() || null;
     if (draft !== agent.draft) change.draft = draft;
     if (host !== (agent.codeHost?.kind ?? '')) change.host = host || null;
@@ -248,7 +248,7 @@ function AnalyticsForm({
   readOnly,
 }: {
   projectId: string;
-  settings: ProjectSettings;
+  settings: SettingsPayload;
   readOnly: boolean;
 }) {
   const update = useUpdateSettings(projectId);
@@ -290,7 +290,7 @@ function AnalyticsForm({
   );
 }
 
-function ServerSettings({ settings }: { settings: ProjectSettings }) {
+function ServerSettings({ settings }: { settings: SettingsPayload }) {
   const { server } = settings;
   return (
     <dl className="facts">

@@ -5,6 +5,7 @@ import { AuthCard } from '../components/auth-card.tsx';
 import { Button } from '../components/button.tsx';
 import { FormError, TextField } from '../components/field.tsx';
 
+// The server's rule (src/domain/users/account-fields.ts), checked here only to say so sooner.
 const MIN_PASSWORD = 12;
 
 /** Reads the link's token from the fragment once, then takes it out of the address bar and history. */
@@ -81,7 +82,6 @@ export default function SignInLinkPage() {
           name="new-password"
           autoComplete="new-password"
           required
-          minLength={MIN_PASSWORD}
           hint={`At least ${MIN_PASSWORD} characters.`}
           error={problem}
           value={password}

@@ -58,8 +58,9 @@ export function SignInPage() {
         </Button>
       </form>
       <p className="auth-card__note">
-        No account yet? The first start of the server prints a one-time sign-in link; an owner can make more (
-        <code>docwright users sign-in-link --email you@example.com</code>).
+        No account yet? The server's first start prints a one-time sign-in link. An owner can make one for
+        you, or run{' '}
+        <code className="block-code">npx docwright users sign-in-link --email you@example.com</code>
       </p>
     </AuthCard>
   );

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import type { Role, SignInLink, UserRow } from '../api/types.ts';
+import type { Role, SignInLinkPayload, UserPayload } from '../api/types.ts';
 import { useCreateUser, useDeleteUser, useSignInLink, useUpdateUser, useUsers } from '../api/users.ts';
 import { Button } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
@@ -31,7 +31,7 @@ export default function UsersPage() {
   return <UsersList />;
 }
 
-type Action = { kind: 'password' | 'delete' | 'link'; user: UserRow } | { kind: 'create' } | null;
+type Action = { kind: 'password' | 'delete' | 'link'; user: UserPayload } | { kind: 'create' } | null;
 
 function UsersList() {
   const users = useUsers();
@@ -41,7 +41,7 @@ function UsersList() {
   const [action, setAction] = useState<Action>(null);
   const close = () => setAction(null);
 
-  const changeRole = (user: UserRow, role: Role) =>
+  const changeRole = (user: UserPayload, role: Role) =>
     update.mutate(
       { userId: user.id, change: { role } },
       {
@@ -73,6 +73,7 @@ function UsersList() {
                   <>
                     <span className="strong">{user.email}</span>
                     {user.id === me.id && <span className="badge badge--accent">you</span>}
+                    {!user.hasPassword && <span className="badge">no password yet</span>}
                   </>
                 ),
               },
@@ -115,7 +116,7 @@ function UsersList() {
                     <Button
                       small
                       onClick={() => setAction({ kind: 'password', user })}
-                      aria-label={`Reset the password of ${user.email}`}
+                      aria-label={`Reset password of ${user.email}`}
                     >
                       Reset password
                     </Button>
@@ -135,7 +136,10 @@ function UsersList() {
         )}
       </QueryView>
       <Dialog open={action?.kind === 'create'} title="Add a user" onClose={close}>
-        <CreateUserForm onDone={close} />
+        <CreateUserForm
+          onCancel={close}
+          onCreated={(user) => setAction(user.hasPassword ? null : { kind: 'link', user })}
+        />
       </Dialog>
       <Dialog
         open={action?.kind === 'password'}
@@ -152,7 +156,14 @@ function UsersList() {
   );
 }
 
-function CreateUserForm({ onDone }: { onDone: () => void }) {
+/** A new account, with a password to hand over, or none: then its sign-in link is made next. */
+function CreateUserForm({
+  onCancel,
+  onCreated,
+}: {
+  onCancel: () => void;
+  onCreated: (user: UserPayload) => void;
+}) {
   const create = useCreateUser();
   const toast = useToast();
   const [email, setEmail] = useState('');
@@ -161,11 +172,11 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate(
-      { email: email.trim(), password, role },
+      { email: email.trim(), role, ...(password ? { password } : {}) },
       {
         onSuccess: (user) => {
           toast.success(`Added ${user.email}`);
-          onDone();
+          onCreated(user);
         },
       },
     );
@@ -182,11 +193,10 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
         onChange={(e) => setEmail(e.target.value)}
       />
       <TextField
-        label="Password"
+        label="Password (optional)"
         type="password"
-        required
         autoComplete="new-password"
-        hint="Tell it to them privately, or send a sign-in link afterwards instead."
+        hint="Empty: you get a one-time sign-in link to send them, with which they choose their own."
         value={password}
         onChange={(e) => setPassword(e.target.value)}
       />
@@ -204,7 +214,7 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
       </SelectField>
       <FormError error={create.error} />
       <div className="dialog__actions">
-        <Button onClick={onDone}>Cancel</Button>
+        <Button onClick={onCancel}>Cancel</Button>
         <Button type="submit" variant="primary" busy={create.isPending}>
           Add user
         </Button>
@@ -213,7 +223,7 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
   );
 }
 
-function ResetPasswordForm({ user, onDone }: { user: UserRow; onDone: () => void }) {
+function ResetPasswordForm({ user, onDone }: { user: UserPayload; onDone: () => void }) {
   const update = useUpdateUser();
   const toast = useToast();
   const [password, setPassword] = useState('');
@@ -252,9 +262,9 @@ function ResetPasswordForm({ user, onDone }: { user: UserRow; onDone: () => void
   );
 }
 
-function SignInLinkPanel({ user, onDone }: { user: UserRow; onDone: () => void }) {
+function SignInLinkPanel({ user, onDone }: { user: UserPayload; onDone: () => void }) {
   const make = useSignInLink();
-  const [link, setLink] = useState<SignInLink | null>(null);
+  const [link, setLink] = useState<SignInLinkPayload | null>(null);
   return (
     <div className="form">
       {link ? (
@@ -269,8 +279,9 @@ function SignInLinkPanel({ user, onDone }: { user: UserRow; onDone: () => void }
         </>
       ) : (
         <p>
-          A link lets {user.email} set a new password and sign in, once, within 24 hours. Make one when they
-          have forgotten their password.
+          {user.hasPassword
+            ? `A link lets ${user.email} sign in once within 24 hours and choose a new password: for when they have forgotten theirs.`
+            : `${user.email} has no password yet. A link lets them sign in once within 24 hours and choose one.`}
         </p>
       )}
       <FormError error={make.error} />
@@ -290,7 +301,7 @@ function SignInLinkPanel({ user, onDone }: { user: UserRow; onDone: () => void }
   );
 }
 
-function DeleteUserDialog({ user, onClose }: { user: UserRow | null; onClose: () => void }) {
+function DeleteUserDialog({ user, onClose }: { user: UserPayload | null; onClose: () => void }) {
   const remove = useDeleteUser();
   const toast = useToast();
   const close = () => {
