@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { projectAuthenticator } from './auth.ts';
+import { clientIpResolver } from './client-ip.ts';
 import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
@@ -106,7 +107,10 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
     clock: services.clock,
   });
   await app.register(async (api) => {
-    api.addHook('onRequest', projectAuthenticator(services.keys, services.projects));
+    api.addHook(
+      'onRequest',
+      projectAuthenticator(services.keys, services.projects, clientIpResolver(settings.trustedProxies)),
+    );
     await api.register(agentJobRoutes, {
       jobs: services.jobs,
       projects: services.projects,

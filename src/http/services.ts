@@ -28,7 +28,7 @@ export interface HttpSettings {
   publicUrl: string;
   bodyLimitBytes: number;
   maxPromptLength: number;
-  /** Proxies whose X-Forwarded-For is believed for the browser tracker's client address. */
+  /** Proxies whose X-Forwarded-For is believed for the client's address (browser tracker, key allowlists). */
   trustedProxies: readonly string[];
   /** Tracker beacons per client IP per minute per project; 0 disables. */
   collectRateLimitPerMinute: number;

@@ -35,6 +35,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     baseUrl,
     projectId: firstRun.project.id,
     adminKey: firstRun.newKey,
+    adminKeyExpiresAt: firstRun.newKeyExpiresAt,
     model: config.model,
     modelProblem,
     database: config.database.kind,
@@ -46,7 +47,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
       `Docwright is running at ${b.baseUrl}  (API reference: ${b.baseUrl}/docs)`,
       `Default project: ${b.projectId}  (${firstRun.project.name}, ${firstRun.project.repository})`,
       b.adminKey
-        ? `Admin API key (shown once, store it now): ${b.adminKey}`
+        ? `Admin API key (shown once, store it now): ${b.adminKey}  (expires ${b.adminKeyExpiresAt})`
         : 'Admin API key: created on first start; make another with `docwright keys create --project <id>`',
       b.model === null
         ? 'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)'
