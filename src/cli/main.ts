@@ -126,11 +126,13 @@ function buildProgram(jsonErrors: boolean): Command {
         .choices([...EXPIRY_DAYS.map(String), 'never'])
         .default(String(DEFAULT_EXPIRY_DAYS)),
     )
-    .option(
-      '--allow-ip <ip-or-cidr>',
-      'an IP address or CIDR range the key may be used from; repeat for more (default: anywhere)',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+    .addOption(
+      new Option(
+        '--allow-ip <ip-or-cidr>',
+        'an IP address or CIDR range the key may be used from; repeat for more',
+      )
+        .argParser((value: string, previous: string[]) => [...previous, value])
+        .default([], 'anywhere'),
     )
     .option(...json)
     .action((o) =>

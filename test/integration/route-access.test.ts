@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeyService } from '../../src/domain/keys/key-service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createRepository, git, tempDir } from '../helpers/git-repos.ts';
 import { testBackend } from '../helpers/storage.ts';
@@ -9,21 +10,74 @@ import { testBackend } from '../helpers/storage.ts';
  * A route added without a row here fails the first test: access is decided, not inherited.
  */
 
-type Credential = 'none' | 'revoked' | 'ingest' | 'otherProject' | 'admin';
+type Credential =
+  | 'none'
+  | 'revoked'
+  | 'expired'
+  | 'outsideAllowlist'
+  | 'ingest'
+  | 'read'
+  | 'otherProject'
+  | 'admin';
 // The admin key of the project comes last, so a route that changes state changes it once.
-const CREDENTIALS: Credential[] = ['none', 'revoked', 'ingest', 'otherProject', 'admin'];
+const CREDENTIALS: Credential[] = [
+  'none',
+  'revoked',
+  'expired',
+  'outsideAllowlist',
+  'ingest',
+  'read',
+  'otherProject',
+  'admin',
+];
 
 /**
- * admin: an admin key of the project in the path; ingest: an admin or ingestion key of it;
- * review: an admin key of the job's project (a key of another project finds no such job);
- * public: anyone, whatever key is sent.
+ * admin: an admin key of the project in the path; read: an admin or read key of it;
+ * ingest: an admin or ingestion key of it; review: an admin key of the job's project (a key of
+ * another project finds no such job); public: anyone, whatever key is sent. Every key but
+ * `outsideAllowlist` is used from where it may be (127.0.0.1); that one is an admin key of the
+ * project allowed only from 203.0.113.0/24. `expired` is an admin key of the project.
  */
-type Access = 'admin' | 'ingest' | 'review' | 'public';
+type Access = 'admin' | 'read' | 'ingest' | 'review' | 'public';
 
+// 0: what the project's admin key gets.
 const EXPECTED: Record<Exclude<Access, 'public'>, Record<Exclude<Credential, 'admin'>, number>> = {
-  admin: { none: 401, revoked: 401, ingest: 403, otherProject: 403 },
-  ingest: { none: 401, revoked: 401, ingest: 0, otherProject: 403 },
-  review: { none: 401, revoked: 401, ingest: 403, otherProject: 404 },
+  admin: {
+    none: 401,
+    revoked: 401,
+    expired: 401,
+    outsideAllowlist: 403,
+    ingest: 403,
+    read: 403,
+    otherProject: 403,
+  },
+  read: {
+    none: 401,
+    revoked: 401,
+    expired: 401,
+    outsideAllowlist: 403,
+    ingest: 403,
+    read: 0,
+    otherProject: 403,
+  },
+  ingest: {
+    none: 401,
+    revoked: 401,
+    expired: 401,
+    outsideAllowlist: 403,
+    ingest: 0,
+    read: 403,
+    otherProject: 403,
+  },
+  review: {
+    none: 401,
+    revoked: 401,
+    expired: 401,
+    outsideAllowlist: 403,
+    ingest: 403,
+    read: 403,
+    otherProject: 404,
+  },
 };
 
 interface Row {
@@ -56,6 +110,23 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
     keys.none = null;
     keys.revoked = revoked.key;
     keys.ingest = (await t.services.keys.create(projectId, 'docs server', 'ingest')).key;
+    keys.read = (await t.services.keys.create(projectId, 'dashboards', 'read')).key;
+    // Made 8 days ago to last 7, by the same service on a clock set back.
+    const eightDaysAgo = () => new Date(Date.now() - 8 * 86_400_000);
+    keys.expired = (
+      await new KeyService(t.services.storage, eightDaysAgo).create(projectId, {
+        name: 'old',
+        scope: 'admin',
+        expiresInDays: 7,
+      })
+    ).key;
+    keys.outsideAllowlist = (
+      await t.services.keys.create(projectId, {
+        name: 'office only',
+        scope: 'admin',
+        allowedIps: ['203.0.113.0/24'],
+      })
+    ).key;
     keys.otherProject = t.key;
     keys.admin = (await t.services.keys.create(projectId, 'admin')).key;
     await t.services.analytics.updateSettings(projectId, { allowedOrigins: [ORIGIN] });
@@ -116,17 +187,17 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
       request: () => ({ path: `/v2/agent/${p()}/job`, body: { prompt: 'Add a page about limits' } }),
     },
     'GET /v2/agent/:projectId/job/:id': {
-      access: 'admin',
+      access: 'read',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}` }),
     },
     'GET /v2/agent/:projectId/jobs': {
-      access: 'admin',
+      access: 'read',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/jobs` }),
     },
     'GET /v2/agent/:projectId/job/:id/messages': {
-      access: 'admin',
+      access: 'read',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}/messages` }),
     },
@@ -167,27 +238,27 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
       }),
     },
     'GET /v1/analytics/:projectId/visitors': {
-      access: 'admin',
+      access: 'read',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/visitors${range}` }),
     },
     'GET /v1/analytics/:projectId/views': {
-      access: 'admin',
+      access: 'read',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/views${range}` }),
     },
     'GET /v1/analytics/:projectId/timeseries': {
-      access: 'admin',
+      access: 'read',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/timeseries${range}` }),
     },
     'GET /v1/analytics/:projectId/breakdown': {
-      access: 'admin',
+      access: 'read',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/breakdown${range}` }),
     },
     'GET /v1/analytics/:projectId/settings': {
-      access: 'admin',
+      access: 'read',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/settings` }),
     },
@@ -291,13 +362,20 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
     expect({
       none: await signIn(keys.none),
       revoked: await signIn(keys.revoked),
+      expired: await signIn(keys.expired),
+      outsideAllowlist: await signIn(keys.outsideAllowlist),
       ingest: await signIn(keys.ingest),
+      read: await signIn(keys.read),
       otherProject: await signIn(keys.otherProject),
       admin: await signIn(keys.admin),
     }).toEqual({
       none: { status: 401, cookie: false },
       revoked: { status: 401, cookie: false },
+      expired: { status: 401, cookie: false },
+      // The review page does not pass the client's address: a key with an allowlist is refused.
+      outsideAllowlist: { status: 403, cookie: false },
       ingest: { status: 403, cookie: false },
+      read: { status: 403, cookie: false },
       otherProject: { status: 404, cookie: false },
       admin: { status: 303, cookie: true },
     });

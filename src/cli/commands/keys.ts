@@ -24,7 +24,7 @@ export async function createKeyCommand(options: {
     [
       `Created ${k.scope} API key ${k.id} for project ${k.projectId}.`,
       `Expires: ${expiry(k)}`,
-      `Allowed from: ${allowedFrom(k)}`,
+      `Allowed from: ${allowedFrom(k, ', ')}`,
       `Key (shown once, store it now): ${k.key}`,
     ].join('\n'),
   );
@@ -56,4 +56,5 @@ export async function revokeKeyCommand(keyId: string, options: { json: boolean }
 }
 
 const expiry = (key: ApiKeyInfo) => key.expiresAt ?? 'never';
-const allowedFrom = (key: ApiKeyInfo) => (key.allowedIps.length > 0 ? key.allowedIps.join(',') : 'anywhere');
+const allowedFrom = (key: ApiKeyInfo, separator = ',') =>
+  key.allowedIps.length > 0 ? key.allowedIps.join(separator) : 'anywhere';
