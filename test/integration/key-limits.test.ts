@@ -237,6 +237,26 @@ describe(`API key expiry, IP allowlists and read-only keys (${testBackend})`, ()
     });
   });
 
+  describe('revoking', () => {
+    it("within a project finds only that project's keys", async () => {
+      const app = await start();
+      const other = await app.services.projects.create({
+        name: 'Other',
+        repository: 'https://example.com/o.git',
+      });
+      const { key, info } = await app.services.keys.create(app.project.id, 'ci');
+      await expect(app.services.keys.revoke(info.id, { projectId: other.id })).rejects.toThrow(
+        new DomainError('not_found', `API key ${info.id} not found`),
+      );
+      expect((await app.request('GET', jobsPath(app), { key })).status).toBe(200);
+      const revoked = await app.services.keys.revoke(info.id, { projectId: app.project.id });
+      expect(revoked.revokedAt).toBe(now.toISOString());
+      expect((await app.request('GET', jobsPath(app), { key })).status).toBe(401);
+      // Again: nothing changes, and the answer says when it was revoked.
+      expect(await app.services.keys.revoke(info.id, { projectId: app.project.id })).toEqual(revoked);
+    });
+  });
+
   describe('read keys', () => {
     it('read everything and change nothing: 403 naming the scope', async () => {
       const app = await start();

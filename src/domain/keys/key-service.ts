@@ -22,7 +22,7 @@ export interface ApiKeyInfo {
   projectId: string;
   name: string;
   hint: string;
-  scope: string;
+  scope: KeyScope;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -127,14 +127,18 @@ export class KeyService {
     return (await listApiKeys(this.storage.db, projectId)).map(toInfo);
   }
 
-  async revoke(keyId: string): Promise<ApiKeyInfo> {
+  /**
+   * Revokes a key; revoking it again changes nothing. With `projectId`, a key of another
+   * project is not found, as if it did not exist.
+   */
+  async revoke(keyId: string, scope: { projectId?: string } = {}): Promise<ApiKeyInfo> {
+    const existing = await findApiKey(this.storage.db, keyId);
+    if (!existing || (scope.projectId !== undefined && existing.project_id !== scope.projectId))
+      throw notFound(`API key ${keyId} not found`);
     for (const [hash, entry] of this.verified)
       if (entry.principal.keyId === keyId) this.verified.delete(hash);
     const revoked = await revokeApiKey(this.storage.db, keyId, iso(this.clock()));
-    if (revoked) return toInfo(revoked);
-    const existing = await findApiKey(this.storage.db, keyId);
-    if (!existing) throw notFound(`API key ${keyId} not found`);
-    return toInfo(existing); // already revoked: revoking again changes nothing
+    return toInfo(revoked ?? (await findApiKey(this.storage.db, keyId)) ?? existing);
   }
 
   /**
@@ -196,7 +200,8 @@ function toInfo(row: ApiKeyRow): ApiKeyInfo {
     projectId: row.project_id,
     name: row.name,
     hint: row.hint,
-    scope: row.scope,
+    // Only create() writes a scope, and it accepts known scopes only.
+    scope: row.scope as KeyScope,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
