@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ProjectInfo } from '../domain/projects/project-service.ts';
+import type { UserInfo } from '../domain/users/user-service.ts';
 import type { Services } from './services.ts';
 
 const run = promisify(execFile);
@@ -30,6 +31,29 @@ export async function ensureDefaultProject(services: Services): Promise<FirstRun
   const project = await services.projects.create({ name: 'Example docs', repository, baseBranch: 'main' });
   const { key, info } = await services.keys.create(project.id, { name: 'first-run', scope: 'admin' });
   return { project, newKey: key, newKeyExpiresAt: info.expiresAt };
+}
+
+export interface FirstSignIn {
+  /** The owner account nobody has signed in to yet (`owner@localhost` until the link sets its email). */
+  user: UserInfo;
+  /** A new one-time link token (`dwl_…`); the banner builds the URL from the public URL. */
+  token: string;
+  expiresAt: string;
+}
+
+/**
+ * On a fresh installation nobody can sign in to the dashboard: make an owner account without
+ * a password (if there is no account) and a one-time sign-in link for it, which sets its
+ * email and password. A new link at every start until someone has signed in that way, so a
+ * lost banner costs a restart at most. Null once an account has a password.
+ */
+export async function ensureFirstSignIn(services: Services): Promise<FirstSignIn | null> {
+  // Two processes starting on a fresh database race to create the owner: the one that loses
+  // finds it on a second look.
+  const pending = await services.users.ownerToSetUp().catch(() => services.users.ownerToSetUp());
+  if (!pending) return null;
+  const { token, expiresAt } = await services.signInLinks.create(pending.user.id);
+  return { user: pending.user, token, expiresAt };
 }
 
 async function createExampleRepository(target: string): Promise<void> {

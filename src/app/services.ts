@@ -11,11 +11,15 @@ import { KeyService } from '../domain/keys/key-service.ts';
 import { ProjectRemoval } from '../domain/projects/project-removal.ts';
 import { ProjectService } from '../domain/projects/project-service.ts';
 import { ProjectSettingsService } from '../domain/projects/project-settings.ts';
+import { ProjectSettingsOverview } from '../domain/projects/settings-overview.ts';
 import { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
 import { ReviewService } from '../domain/review/review-service.ts';
 import { Worker } from '../domain/runner/worker.ts';
 import { SecretBox } from '../domain/secrets/secret-box.ts';
 import { SessionService } from '../domain/sessions/session-service.ts';
+import { type SignInLimits, SignInService } from '../domain/sessions/sign-in.ts';
+import { SignInLinks } from '../domain/users/sign-in-links.ts';
+import { UserService } from '../domain/users/user-service.ts';
 import type { HttpServices, HttpSettings } from '../http/services.ts';
 import { LocalReview } from '../integrations/codehosts/local-review.ts';
 import { GitRepositoryProbe } from '../integrations/git/repository-probe.ts';
@@ -45,15 +49,14 @@ export interface Services extends HttpServices {
   close(): Promise<void>;
 }
 
-// A review sign-in lasts a working day.
-const REVIEW_SESSION_TTL_SECONDS = 8 * 3600;
-
 export interface ServiceOverrides {
   clock?: Clock;
   agent?: Agent;
   /** Use an already open storage (tests hand in one per test). */
   storage?: Storage;
   analytics?: Partial<AnalyticsOptions>;
+  /** Failed sign-ins allowed (tests lower them). */
+  signInLimits?: SignInLimits;
 }
 
 export async function openServices(
@@ -74,6 +77,10 @@ export async function openServices(
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   const analytics = openAnalytics({ dataDir: config.dataDir, clock, logger, settings: analyticsOptions });
   const workspaces = createWorkspaces(config, logger);
+  const projectSettings = new ProjectSettingsService(storage, secretBox);
+  const users = new UserService(storage, clock);
+  const signInLinks = new SignInLinks(storage, clock);
+  const sessions = new SessionService(storage, clock);
   const settings: HttpSettings = {
     publicUrl: config.publicUrl,
     bodyLimitBytes: config.http.bodyLimitBytes,
@@ -98,9 +105,28 @@ export async function openServices(
     ),
     agent: overrides.agent ?? createDocumentationAgent(config, logger, { secretBox, workspaces }),
     secretBox,
-    projectSettings: new ProjectSettingsService(storage, secretBox),
+    projectSettings,
+    settingsOverview: new ProjectSettingsOverview({
+      agent: projectSettings,
+      analytics,
+      server: {
+        defaultModel: config.model,
+        saltRotation: analyticsOptions.saltRotation,
+        publicUrl: config.publicUrl,
+      },
+    }),
     projectRemoval: new ProjectRemoval(storage, workspaces, analytics),
-    sessions: new SessionService(storage, clock, { ttlSeconds: REVIEW_SESSION_TTL_SECONDS }),
+    users,
+    signInLinks,
+    sessions,
+    signIn: new SignInService({
+      storage,
+      clock,
+      users,
+      links: signInLinks,
+      sessions,
+      ...(overrides.signInLimits ? { limits: overrides.signInLimits } : {}),
+    }),
     review: new ReviewService(
       storage,
       new LocalReview({

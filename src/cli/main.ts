@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config.ts';
-import { KEY_SCOPES } from '../domain/access/principal.ts';
+import { KEY_SCOPES, ROLES } from '../domain/access/principal.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
 import { DEFAULT_EXPIRY_DAYS, EXPIRY_DAYS } from '../domain/keys/key-service.ts';
 import { analyticsImportCommand } from './commands/analytics-import.ts';
@@ -14,6 +14,13 @@ import {
   updateProjectCommand,
 } from './commands/projects.ts';
 import { serveCommand } from './commands/serve.ts';
+import {
+  createUserCommand,
+  deleteUserCommand,
+  listUsersCommand,
+  resetPasswordCommand,
+  signInLinkCommand,
+} from './commands/users.ts';
 import { workerCommand } from './commands/worker.ts';
 
 function buildProgram(jsonErrors: boolean): Command {
@@ -157,6 +164,57 @@ function buildProgram(jsonErrors: boolean): Command {
     .argument('<key-id>', 'the key id (key_…), as keys list shows it')
     .option(...json)
     .action((keyId, o) => revokeKeyCommand(keyId, { json: Boolean(o.json) }));
+  const users = program
+    .command('users')
+    .description('manage dashboard accounts (owner: everything; admin: jobs, keys, settings; viewer: reads)');
+  users
+    .command('create')
+    .description('create an account; without --password-stdin it gets a one-time sign-in link that sets one')
+    .requiredOption('--email <email>', "the account's email (it signs in with it)")
+    .option('--password-stdin', 'read the password (12+ characters) from standard input')
+    .addOption(
+      new Option(
+        '--role <role>',
+        'owner: also accounts and projects; admin: also changes; viewer: reads only',
+      )
+        .choices(ROLES)
+        .default('viewer'),
+    )
+    .option(...json)
+    .action((o) =>
+      createUserCommand({
+        email: o.email,
+        role: o.role,
+        passwordStdin: Boolean(o.passwordStdin),
+        json: Boolean(o.json),
+      }),
+    );
+  users
+    .command('list')
+    .description('list accounts (never their passwords)')
+    .option(...json)
+    .action((o) => listUsersCommand({ json: Boolean(o.json) }));
+  users
+    .command('delete')
+    .description('delete an account; its sessions end (the last owner cannot be deleted)')
+    .argument('<id-or-email>', 'the account id (usr_…) or email')
+    .option('--yes', 'do not ask for confirmation (needed when not on a terminal)')
+    .option(...json)
+    .action((idOrEmail, o) => deleteUserCommand(idOrEmail, { yes: Boolean(o.yes), json: Boolean(o.json) }));
+  users
+    .command('reset-password')
+    .description("set an account's password (read from standard input); its sessions end")
+    .argument('<id-or-email>', 'the account id (usr_…) or email')
+    .requiredOption('--password-stdin', 'read the new password (12+ characters) from standard input')
+    .option(...json)
+    .action((idOrEmail, o) => resetPasswordCommand(idOrEmail, { json: Boolean(o.json) }));
+  users
+    .command('sign-in-link')
+    .description('print a new one-time sign-in link (valid 24 h) for an existing account; creates nothing')
+    .requiredOption('--email <email>', "the account's email")
+    .option(...json)
+    .action((o) => signInLinkCommand({ email: o.email, json: Boolean(o.json) }));
+
   const analytics = program.command('analytics').description('docs analytics');
   analytics
     .command('import')

@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import { projectAuthenticator } from './auth.ts';
 import { clientIpResolver } from './client-ip.ts';
+import { DASHBOARD_API_PREFIX, dashboardApi, isPublicApiTwin } from './dashboard-api.ts';
 import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
@@ -14,6 +15,7 @@ import { metaRoutes } from './routes/meta.ts';
 import { reviewRoutes } from './routes/review.ts';
 import { addSharedSchemas } from './schemas.ts';
 import type { HttpServices } from './services.ts';
+import { SESSION_COOKIE } from './session-auth.ts';
 import { installJsonParser, installValidators, refuseUnknownFields } from './validation.ts';
 
 export interface HttpAppOptions {
@@ -42,6 +44,10 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
 
   // Before swagger registers its own hook, so the document shows the closed schemas.
   app.addHook('onRoute', refuseUnknownFields);
+  // The public API's twins under /dashboard/api would repeat every public route in the document.
+  app.addHook('onRoute', (route) => {
+    if (isPublicApiTwin(route.url)) route.schema = { ...route.schema, hide: true };
+  });
   if (onRoute) {
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {
@@ -82,11 +88,26 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
         title: 'Docwright API',
         version: '2',
         description:
-          'Documentation agent jobs and docs analytics. Every request needs `Authorization: Bearer <API key>`; a key belongs to one project.',
+          'Documentation agent jobs and docs analytics. Every request needs `Authorization: Bearer <API key>`; a key belongs to one project. The routes tagged Dashboard serve the dashboard and take its session cookie instead of a key.',
       },
       servers: [{ url: settings.publicUrl }],
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'dw_…' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'dw_…' },
+          cookieAuth: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description: 'The dashboard session, set by POST /dashboard/api/session.',
+          },
+          csrfToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-CSRF-Token',
+            description:
+              'The csrfToken of GET /dashboard/api/session, on every state-changing dashboard request.',
+          },
+        },
       },
     },
   });
@@ -94,12 +115,7 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
   addSharedSchemas(app);
 
   await app.register(metaRoutes);
-  await app.register(reviewRoutes, {
-    review: services.review,
-    keys: services.keys,
-    sessions: services.sessions,
-    publicUrl: settings.publicUrl,
-  });
+  await app.register(reviewRoutes, { review: services.review, keys: services.keys });
   await app.register(analyticsCollectRoutes, {
     analytics: services.analytics,
     trustedProxies: settings.trustedProxies,
@@ -122,5 +138,6 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
       rateLimiter: services.analyticsRateLimiter,
     });
   });
+  await app.register(dashboardApi, { prefix: DASHBOARD_API_PREFIX, services });
   return app;
 }

@@ -2,18 +2,26 @@ import type { AnalyticsService } from '../domain/analytics/analytics-service.ts'
 import type { Clock } from '../domain/clock.ts';
 import type { JobService } from '../domain/jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
+import type { ProjectRemoval } from '../domain/projects/project-removal.ts';
 import type { ProjectService } from '../domain/projects/project-service.ts';
+import type { ProjectSettingsOverview } from '../domain/projects/settings-overview.ts';
 import type { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
 import type { ReviewService } from '../domain/review/review-service.ts';
 import type { SessionService } from '../domain/sessions/session-service.ts';
+import type { SignInService } from '../domain/sessions/sign-in.ts';
+import type { SignInLinks } from '../domain/users/sign-in-links.ts';
+import type { UserService } from '../domain/users/user-service.ts';
 
 /** What the HTTP layer needs from the process; the composition root (src/app) provides it. */
 export interface HttpServices {
   settings: HttpSettings;
   clock: Clock;
   keys: KeyService;
-  sessions: SessionService;
   projects: ProjectService;
+  /** Deletes a project with its jobs, keys, working copies and analytics. */
+  projectRemoval: ProjectRemoval;
+  /** A project's agent, analytics and server settings together (the dashboard's settings page). */
+  settingsOverview: ProjectSettingsOverview;
   jobs: JobService;
   /** Limits job creation and messages per project. */
   rateLimiter: RateLimiter;
@@ -21,6 +29,11 @@ export interface HttpServices {
   analytics: AnalyticsService;
   /** Limits analytics exports per project (ingestion is not limited). */
   analyticsRateLimiter: RateLimiter;
+  /** Dashboard accounts, their sign-in links and sessions. */
+  users: UserService;
+  signInLinks: SignInLinks;
+  sessions: SessionService;
+  signIn: SignInService;
 }
 
 export interface HttpSettings {
@@ -28,7 +41,7 @@ export interface HttpSettings {
   publicUrl: string;
   bodyLimitBytes: number;
   maxPromptLength: number;
-  /** Proxies whose X-Forwarded-For is believed for the client's address (browser tracker, key allowlists). */
+  /** Proxies whose X-Forwarded-For is believed for a client's address (tracker, sign-in limits, key allowlists). */
   trustedProxies: readonly string[];
   /** Tracker beacons per client IP per minute per project; 0 disables. */
   collectRateLimitPerMinute: number;

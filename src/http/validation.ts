@@ -46,7 +46,7 @@ export function refuseUnknownFields(route: RouteOptions): void {
   const schema = route.schema as { body?: unknown; querystring?: unknown };
   if (schema.body !== undefined) closeObjects(schema.body);
   if (schema.querystring !== undefined) closeObjects(schema.querystring);
-  else if (/^\/(v1|v2|review)\//.test(route.url)) {
+  else if (/^\/(v1|v2|review|dashboard\/api)\//.test(route.url)) {
     schema.querystring = { type: 'object', properties: {}, additionalProperties: false };
   }
   const methods = [route.method].flat();

@@ -13,6 +13,8 @@ export interface Database {
   messages: MessagesTable;
   rate_limit_windows: RateLimitWindowsTable;
   sessions: SessionsTable;
+  users: UsersTable;
+  sign_in_links: SignInLinksTable;
 }
 
 export interface ProjectsTable {
@@ -100,14 +102,38 @@ export interface SessionsTable {
   id: string;
   /** SHA-256 of the session token, hex. The token itself lives only in the browser's cookie. */
   token_hash: string;
+  /** Unused since accounts (0004): left from sessions opened with an API key. */
   project_id: string | null;
-  /** The API key the session was opened with; revoking the key ends the session. */
+  /** Unused since accounts (0004). */
   api_key_id: string | null;
+  /** The account the session is signed in as. */
   user_id: string | null;
   created_at: string;
   last_seen_at: string;
   expires_at: string;
   revoked_at: string | null;
+}
+
+export interface UsersTable {
+  id: string;
+  /** Lower-cased, unique. */
+  email: string;
+  /** `scrypt$N$r$p$salt$hash` (base64url); null until the account's sign-in link sets one. */
+  password_hash: string | null;
+  role: string;
+  created_at: string;
+  updated_at: string;
+  last_sign_in_at: string | null;
+}
+
+export interface SignInLinksTable {
+  id: string;
+  user_id: string;
+  /** SHA-256 of the link's token, hex. The token itself is only in the link. */
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -118,3 +144,6 @@ export type JobUpdate = Updateable<JobsTable>;
 export type TurnRow = Selectable<TurnsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type SignInLinkRow = Selectable<SignInLinksTable>;

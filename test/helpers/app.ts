@@ -7,6 +7,7 @@ import type { Agent } from '../../src/domain/agent/agent.ts';
 import type { AnalyticsOptions } from '../../src/domain/analytics/options.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { ProjectInfo } from '../../src/domain/projects/project-service.ts';
+import type { SignInLimits } from '../../src/domain/sessions/sign-in.ts';
 import { buildHttpApp, type RegisteredRoute } from '../../src/http/app.ts';
 import { createTestDatabase, type TestDatabase } from './storage.ts';
 
@@ -37,6 +38,10 @@ export async function startTestApp(
     clock?: Clock;
     /** Analytics settings beyond the configuration's (tests use `normal` durability by default). */
     analytics?: Partial<AnalyticsOptions>;
+    /** Failed sign-ins allowed per account and address (the defaults otherwise). */
+    signInLimits?: SignInLimits;
+    /** Receives every log line (JSON, level trace and up) instead of silence. */
+    log?: (line: string) => void;
   } = {},
 ): Promise<TestApp> {
   const database = createTestDatabase();
@@ -46,12 +51,14 @@ export async function startTestApp(
     DOCWRIGHT_LOG_LEVEL: 'silent',
     ...options.env,
   });
-  const logger = pino({ level: 'silent' });
+  const { log } = options;
+  const logger = log ? pino({ level: 'trace' }, { write: log }) : pino({ level: 'silent' });
   const services = await openServices(config, logger, {
     storage: database.open(),
     ...(options.agent ? { agent: options.agent } : {}),
     analytics: { durability: 'normal', ...options.analytics },
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.signInLimits ? { signInLimits: options.signInLimits } : {}),
   });
   const project = await services.projects.create({
     name: 'Test docs',

@@ -17,11 +17,14 @@ export async function startChild(
   args: string[],
   env: Record<string, string>,
   readyLine?: RegExp,
+  /** Written to the child's standard input, which is then closed; without it, stdin is empty. */
+  input?: string,
 ): Promise<ChildHandle> {
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin?.end(input);
   let out = '';
   let err = '';
   child.stdout?.on('data', (d: Buffer) => {
@@ -46,9 +49,9 @@ export function startWorkerProcess(env: Record<string, string>): Promise<ChildHa
   return startChild([WORKER_FIXTURE], env, /^ready$/m);
 }
 
-/** Runs the docwright CLI to completion. */
-export async function runCli(args: string[], env: Record<string, string>) {
-  const handle = await startChild([DOCWRIGHT_BIN, ...args], env);
+/** Runs the docwright CLI to completion, with `input` on its standard input if given. */
+export async function runCli(args: string[], env: Record<string, string>, input?: string) {
+  const handle = await startChild([DOCWRIGHT_BIN, ...args], env, undefined, input);
   const code = await handle.exited;
   return { code, stdout: handle.stdout(), stderr: handle.stderr() };
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SessionService } from '../../src/domain/sessions/session-service.ts';
 import { createRepository, tempDir } from '../helpers/git-repos.ts';
 import { runCli } from '../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/storage.ts';
@@ -304,5 +305,102 @@ describe(`docwright CLI on ${testBackend}`, () => {
     } finally {
       dir.cleanup();
     }
+  });
+
+  it('creates, lists, re-passwords and deletes dashboard accounts, and makes sign-in links', async () => {
+    const created = await runCli(
+      ['users', 'create', '--email', 'Ada@Example.com', '--role', 'owner', '--password-stdin', '--json'],
+      env,
+      'correct horse battery staple\n',
+    );
+    expect(created.stderr).toBe('');
+    const ada = JSON.parse(created.stdout) as Record<string, unknown>;
+    expect(ada).toMatchObject({
+      email: 'ada@example.com',
+      role: 'owner',
+      hasPassword: true,
+      signInLink: null,
+    });
+    expect(ada.id).toMatch(/^usr_/);
+    expect(created.stdout).not.toContain('correct horse');
+
+    // Without a password: a one-time link that sets one.
+    const invited = await json(['users', 'create', '--email', 'bob@example.com']);
+    expect(invited).toMatchObject({ role: 'viewer', hasPassword: false });
+    expect((invited.signInLink as { url: string }).url).toMatch(
+      /^http:\/\/127\.0\.0\.1:8080\/sign-in\/link#token=dwl_[\w-]{43}$/,
+    );
+    const text = await runCli(['users', 'create', '--email', 'carol@example.com', '--role', 'admin'], env);
+    expect(text.stdout).toMatch(
+      /^Created admin account usr_\w+ \(carol@example\.com\)\.\nIt has no password yet/,
+    );
+
+    const listed = await json(['users', 'list']);
+    expect(listed.map((u) => [u.email, u.role, u.hasPassword])).toEqual([
+      ['ada@example.com', 'owner', true],
+      ['bob@example.com', 'viewer', false],
+      ['carol@example.com', 'admin', false],
+    ]);
+    expect(JSON.stringify(listed)).not.toContain('scrypt');
+    const table = await runCli(['users', 'list'], env);
+    expect(table.stdout).toMatch(/^ID\s+EMAIL\s+ROLE\s+CREATED\s+LAST SIGN-IN\s+PASSWORD\n/);
+    expect(table.stdout).toMatch(/bob@example\.com\s+viewer\s+\S+\s+-\s+not yet/);
+
+    const link = await json(['users', 'sign-in-link', '--email', 'ADA@example.com']);
+    expect(link).toMatchObject({ userId: ada.id, email: 'ada@example.com' });
+    expect(link.url).toMatch(/#token=dwl_/);
+    expect((await json(['users', 'list'])).length).toBe(3); // it created nothing
+    const unknown = await runCli(['users', 'sign-in-link', '--email', 'nobody@example.com'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('Error: No account with email nobody@example.com\n');
+
+    // A new password: checked, then set; the sessions of the account end.
+    const short = await runCli(
+      ['users', 'reset-password', 'ada@example.com', '--password-stdin'],
+      env,
+      'short\n',
+    );
+    expect(short.code).toBe(1);
+    expect(short.stderr).toBe('Error: password must be at least 12 characters\n');
+    const empty = await runCli(['users', 'reset-password', 'ada@example.com', '--password-stdin'], env, '');
+    expect(empty.stderr).toMatch(/--password-stdin read nothing/);
+    const storage = database.open();
+    try {
+      const sessions = new SessionService(storage, () => new Date());
+      const { token } = await sessions.open(String(ada.id));
+      await sessions.authenticate(token);
+      const reset = await runCli(
+        ['users', 'reset-password', String(ada.id), '--password-stdin', '--json'],
+        env,
+        'a brand new passphrase\n',
+      );
+      expect(reset.code, reset.stderr).toBe(0);
+      await expect(sessions.authenticate(token)).rejects.toThrow(/sign in again/);
+    } finally {
+      await storage.close();
+    }
+
+    // The last owner stays; others go after confirmation.
+    const lastOwner = await runCli(['users', 'delete', 'ada@example.com', '--yes'], env);
+    expect(lastOwner.code).toBe(1);
+    expect(lastOwner.stderr).toMatch(/last owner account/);
+    const unconfirmed = await runCli(['users', 'delete', 'bob@example.com'], env);
+    expect(unconfirmed.stderr).toMatch(/without confirmation: add --yes/);
+    expect(await json(['users', 'delete', 'bob@example.com', '--yes'])).toEqual({
+      deleted: invited.id,
+      email: 'bob@example.com',
+    });
+    expect((await json(['users', 'list'])).map((u) => u.email)).toEqual([
+      'ada@example.com',
+      'carol@example.com',
+    ]);
+
+    const badRole = await runCli(['users', 'create', '--email', 'x@example.com', '--role', 'god'], env);
+    expect(badRole.code).not.toBe(0);
+    expect(badRole.stderr).toMatch(/Allowed choices are owner, admin, viewer/);
+    const badEmail = await runCli(['users', 'create', '--email', 'not an email'], env);
+    expect(badEmail.stderr).toBe('Error: email must be an email address like name@example.com\n');
+    const taken = await runCli(['users', 'create', '--email', 'CAROL@example.com'], env);
+    expect(taken.stderr).toBe('Error: An account with email carol@example.com already exists\n');
   });
 });

@@ -5,12 +5,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker } from '../../src/app/services.ts';
 import type { Worker } from '../../src/domain/runner/worker.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { signIn } from '../helpers/dashboard-session.ts';
 import { testBackend } from '../helpers/storage.ts';
 import { PromptScriptedAgent } from '../helpers/test-agent.ts';
 
 interface OpenApiDocument {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, unknown>; requestBody?: unknown; tags?: string[] }>
+  >;
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
 }
 
@@ -74,11 +78,37 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
         '/v2/agent/{projectId}/jobs',
       ]),
     );
-    expect(paths.filter((p) => !/^\/(v2\/agent|v1\/analytics)\/\{projectId\}\//.test(p)).sort()).toEqual([
-      '/health',
-      '/review/{jobId}',
-      '/review/{jobId}/merge',
-    ]);
+    expect(
+      paths
+        .filter(
+          (p) => !/^\/(v2\/agent|v1\/analytics)\/\{projectId\}\//.test(p) && !p.startsWith('/dashboard/'),
+        )
+        .sort(),
+    ).toEqual(['/health', '/review/{jobId}', '/review/{jobId}/merge']);
+    // The dashboard's own routes, under one tag, with the session cookie; not the public API's twins.
+    const dashboard = Object.entries(document.paths).filter(([p]) => p.startsWith('/dashboard/'));
+    expect(dashboard.map(([p]) => p)).toEqual(
+      expect.arrayContaining([
+        '/dashboard/api/session',
+        '/dashboard/api/users',
+        '/dashboard/api/projects/{projectId}/settings',
+      ]),
+    );
+    expect(dashboard.filter(([p]) => /^\/dashboard\/api\/v[12]\//.test(p))).toEqual([]);
+    for (const [p, operations] of dashboard) {
+      for (const [method, operation] of Object.entries(operations)) {
+        expect({ route: `${method} ${p}`, tags: operation.tags }).toEqual({
+          route: `${method} ${p}`,
+          tags: ['Dashboard'],
+        });
+      }
+    }
+    expect(document.components.securitySchemes).toHaveProperty('cookieAuth', {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'docwright_session',
+      description: expect.any(String),
+    });
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining(['Job', 'JobList', 'Conversation', 'Error']),
     );
@@ -186,6 +216,124 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
 
     expect(contract.checked.map((c) => c.split(' ').at(-1))).toEqual(
       expect.arrayContaining(['200', '201', '400', '401', '403', '404', '409', '413', '415', '429']),
+    );
+  });
+
+  it('every dashboard response matches the document', async () => {
+    t = await startTestApp({ signInLimits: { perAccount: 1 } });
+    const contract = new ContractChecker(
+      (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as OpenApiDocument,
+    );
+    const owner = await signIn(t, { role: 'owner' });
+    const viewer = await signIn(t, { role: 'viewer' });
+    const p = t.project.id;
+    const anonymous = (path: string, body: unknown) =>
+      fetch(`${t.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const checks: [Response, string, string][] = [
+      [await owner.request('GET', '/dashboard/api/session'), 'GET', '/dashboard/api/session'],
+      [await fetch(`${t.baseUrl}/dashboard/api/session`), 'GET', '/dashboard/api/session'],
+      [
+        await anonymous('/dashboard/api/session', { email: owner.email, password: owner.password }),
+        'POST',
+        '/dashboard/api/session',
+      ],
+      [
+        await anonymous('/dashboard/api/session', { email: viewer.email, password: 'wrong password' }),
+        'POST',
+        '/dashboard/api/session',
+      ],
+      [
+        await anonymous('/dashboard/api/session', { email: viewer.email, password: viewer.password }),
+        'POST',
+        '/dashboard/api/session',
+      ],
+      [
+        await anonymous('/dashboard/api/sign-in-links/redeem', { token: 'dwl_x' }),
+        'POST',
+        '/dashboard/api/sign-in-links/redeem',
+      ],
+      [await owner.request('GET', '/dashboard/api/users'), 'GET', '/dashboard/api/users'],
+      [await viewer.request('GET', '/dashboard/api/users'), 'GET', '/dashboard/api/users'],
+      [
+        await owner.request('POST', '/dashboard/api/users', {
+          body: { email: 'a@example.com', role: 'admin' },
+        }),
+        'POST',
+        '/dashboard/api/users',
+      ],
+      [
+        await owner.request('POST', '/dashboard/api/users', {
+          body: { email: 'a@example.com', role: 'admin' },
+        }),
+        'POST',
+        '/dashboard/api/users',
+      ],
+      [
+        await owner.request('PATCH', `/dashboard/api/users/${viewer.userId}`, { body: { role: 'admin' } }),
+        'PATCH',
+        '/dashboard/api/users/{userId}',
+      ],
+      [
+        await owner.request('POST', `/dashboard/api/users/${viewer.userId}/sign-in-link`),
+        'POST',
+        '/dashboard/api/users/{userId}/sign-in-link',
+      ],
+      [
+        await owner.request('DELETE', `/dashboard/api/users/${owner.userId}`),
+        'DELETE',
+        '/dashboard/api/users/{userId}',
+      ],
+      [await viewer.request('GET', '/dashboard/api/projects'), 'GET', '/dashboard/api/projects'],
+      [
+        await viewer.request('GET', `/dashboard/api/projects/${p}`),
+        'GET',
+        '/dashboard/api/projects/{projectId}',
+      ],
+      [
+        await viewer.request('GET', '/dashboard/api/projects/prj_nope'),
+        'GET',
+        '/dashboard/api/projects/{projectId}',
+      ],
+      [
+        await owner.request('POST', '/dashboard/api/projects', {
+          body: { name: 'Remote', repository: 'https://example.com/docs.git' },
+        }),
+        'POST',
+        '/dashboard/api/projects',
+      ],
+      [
+        await owner.request('PATCH', `/dashboard/api/projects/${p}`, { body: { name: 'Renamed' } }),
+        'PATCH',
+        '/dashboard/api/projects/{projectId}',
+      ],
+      [
+        await viewer.request('GET', `/dashboard/api/projects/${p}/settings`),
+        'GET',
+        '/dashboard/api/projects/{projectId}/settings',
+      ],
+      [
+        await owner.request('PATCH', `/dashboard/api/projects/${p}/settings`, {
+          body: { agent: { host: 'github', hostRepository: 'acme/docs' } },
+        }),
+        'PATCH',
+        '/dashboard/api/projects/{projectId}/settings',
+      ],
+      [
+        await owner.request('PATCH', `/dashboard/api/projects/${p}/settings`, {
+          body: { agent: { token: 'x' } },
+        }),
+        'PATCH',
+        '/dashboard/api/projects/{projectId}/settings',
+      ],
+      [await viewer.request('GET', '/dashboard/api/jobs/job_nope'), 'GET', '/dashboard/api/jobs/{jobId}'],
+    ];
+    for (const [response, method, template] of checks) await contract.check(response, method, template);
+    expect(contract.checked.map((c) => c.split(' ').at(-1))).toEqual(
+      expect.arrayContaining(['200', '201', '400', '401', '403', '404', '409', '429']),
     );
   });
 });

@@ -37,6 +37,7 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
       baseUrl: /running at (http:\/\/\S+)/.exec(out)?.[1] ?? '',
       projectId: /Default project: (prj_\w+)/.exec(out)?.[1] ?? '',
       key: /Admin API key \(shown once, store it now\): (dw_\w+)/.exec(out)?.[1] ?? null,
+      signInLink: /sign in with this one-time link \(valid 24 h\): (\S+)/.exec(out)?.[1] ?? null,
     };
   };
 
@@ -92,6 +93,57 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     expect(second.projectId).toBe(first.projectId);
     expect(second.key).toBeNull();
     expect(second.out).not.toContain(first.key ?? 'never');
+  });
+
+  it('prints a one-time sign-in link to the dashboard that sets up the owner account, once', async () => {
+    database = createTestDatabase();
+    const first = await serve();
+    expect(first.out).toMatch(
+      /^Dashboard: http:\/\/127\.0\.0\.1:\d+\/ {2}— sign in with this one-time link \(valid 24 h\): http:\/\/127\.0\.0\.1:\d+\/sign-in\/link#token=dwl_[\w-]{43}$/m,
+    );
+    expect(first.out).toContain('npx docwright users sign-in-link --email owner@localhost');
+    const link = new URL(first.signInLink ?? '');
+    expect(link.origin).toBe(first.baseUrl);
+    const token = link.hash.replace('#token=', '');
+    const redeem = (body: Record<string, string>) =>
+      fetch(`${first.baseUrl}/dashboard/api/sign-in-links/redeem`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    // The new account needs its email and a password.
+    const short = await redeem({ token, email: 'me@example.com', password: 'too short' });
+    expect(short.status).toBe(400);
+    expect(await short.json()).toMatchObject({ error: expect.stringMatching(/at least 12 characters/) });
+
+    const redeemed = await redeem({ token, email: 'Me@Example.com', password: 'a long enough passphrase' });
+    expect(redeemed.status).toBe(200);
+    expect(await redeemed.json()).toMatchObject({ user: { email: 'me@example.com', role: 'owner' } });
+    const cookie = (redeemed.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const session = await fetch(`${first.baseUrl}/dashboard/api/session`, { headers: { cookie } });
+    expect(session.status).toBe(200);
+    const projects = await fetch(`${first.baseUrl}/dashboard/api/projects`, { headers: { cookie } });
+    expect(((await projects.json()) as { projects: { id: string }[] }).projects.map((p) => p.id)).toEqual([
+      first.projectId,
+    ]);
+    // Once only.
+    const again = await redeem({ token, email: 'me@example.com', password: 'another long passphrase' });
+    expect(again.status).toBe(401);
+    expect(again.headers.get('set-cookie')).toBeNull();
+    // The email and password it set sign in.
+    const signIn = await fetch(`${first.baseUrl}/dashboard/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'me@example.com', password: 'a long enough passphrase' }),
+    });
+    expect(signIn.status).toBe(200);
+
+    // Someone can sign in now: the next start prints no link.
+    server?.child.kill('SIGTERM');
+    expect(await server?.exited).toBe(0);
+    const second = await serve();
+    expect(second.signInLink).toBeNull();
+    expect(second.out).toMatch(/^Dashboard: http:\/\/127\.0\.0\.1:\d+\/ {2}\(lost your password\?/m);
   });
 
   it('runs the first job once a model is configured: restart with one, send a follow-up', async () => {

@@ -1,16 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyService } from '../../src/domain/keys/key-service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { type DashboardSession, signIn } from '../helpers/dashboard-session.ts';
 import { createRepository, git, tempDir } from '../helpers/git-repos.ts';
 import { testBackend } from '../helpers/storage.ts';
 
 /**
- * Every route the server registers × every kind of caller, with the status each must get.
- * A route added without a row here fails the first test: access is decided, not inherited.
+ * Every route the server registers × every kind of caller (API keys and dashboard sessions),
+ * with the status each must get. A route added without a row here fails the first test:
+ * access is decided, not inherited.
  */
 
-type Credential =
+type KeyCredential =
   | 'none'
   | 'revoked'
   | 'expired'
@@ -19,7 +22,10 @@ type Credential =
   | 'read'
   | 'otherProject'
   | 'admin';
-// The admin key of the project comes last, so a route that changes state changes it once.
+type SessionCredential = 'noSession' | 'viewer' | 'adminNoCsrf' | 'adminSession' | 'owner';
+type Credential = KeyCredential | SessionCredential;
+// The admin key and the admin and owner sessions come last, so a route that changes state
+// changes it only once the refusals have been seen.
 const CREDENTIALS: Credential[] = [
   'none',
   'revoked',
@@ -28,80 +34,117 @@ const CREDENTIALS: Credential[] = [
   'ingest',
   'read',
   'otherProject',
+  'noSession',
+  'viewer',
+  'adminNoCsrf',
   'admin',
+  'adminSession',
+  'owner',
 ];
+/** Session credentials send a cookie (the CSRF token and Sec-Fetch-Site too) and no key; `noSession`, nothing. */
+const SESSIONS: readonly Credential[] = ['noSession', 'viewer', 'adminNoCsrf', 'adminSession', 'owner'];
 
 /**
- * admin: an admin key of the project in the path; read: an admin or read key of it;
- * ingest: an admin or ingestion key of it; review: an admin key of the job's project (a key of
- * another project finds no such job); public: anyone, whatever key is sent. Every key but
- * `outsideAllowlist` is used from where it may be (127.0.0.1); that one is an admin key of the
- * project allowed only from 203.0.113.0/24. `expired` is an admin key of the project.
+ * The public API (a key, never a cookie):
+ * - admin: an admin key of the project in the path; apiRead: an admin or read key of it;
+ *   ingest: an admin or ingestion key of it. Every key but `outsideAllowlist` is used from
+ *   where it may be (127.0.0.1); that one is an admin key of the project allowed only from
+ *   203.0.113.0/24; `expired` is an admin key of the project that expired yesterday;
+ * - review: an admin key of the job's project (a key of another project finds no such job).
+ * The dashboard (a session, never a key; state changes need the CSRF token):
+ * - read: any account; write (and ingest): admin or owner; manage: owner;
+ * - self: any account, and it changes state (sign out);
+ * - anonymous: no session needed (signing in), but a key is still refused.
+ * public: anyone, whatever is sent.
  */
-type Access = 'admin' | 'read' | 'ingest' | 'review' | 'public';
+type Access =
+  | 'admin'
+  | 'apiRead'
+  | 'ingest'
+  | 'review'
+  | 'read'
+  | 'write'
+  | 'manage'
+  | 'self'
+  | 'anonymous'
+  | 'public';
 
-// 0: what the project's admin key gets.
-const EXPECTED: Record<Exclude<Access, 'public'>, Record<Exclude<Credential, 'admin'>, number>> = {
-  admin: {
-    none: 401,
-    revoked: 401,
-    expired: 401,
-    outsideAllowlist: 403,
-    ingest: 403,
-    read: 403,
-    otherProject: 403,
-  },
-  read: {
-    none: 401,
-    revoked: 401,
-    expired: 401,
-    outsideAllowlist: 403,
-    ingest: 403,
-    read: 0,
-    otherProject: 403,
-  },
-  ingest: {
-    none: 401,
-    revoked: 401,
-    expired: 401,
-    outsideAllowlist: 403,
-    ingest: 0,
-    read: 403,
-    otherProject: 403,
-  },
-  review: {
-    none: 401,
-    revoked: 401,
-    expired: 401,
-    outsideAllowlist: 403,
-    ingest: 403,
-    read: 403,
-    otherProject: 404,
-  },
+// 0: the row's `ok` status. Every session is refused by the public API: it takes keys only.
+const API_KEYS = {
+  none: 401,
+  revoked: 401,
+  expired: 401,
+  outsideAllowlist: 403,
+  ingest: 403,
+  read: 403,
+  otherProject: 403,
+  admin: 0,
+};
+const NO_SESSION = { noSession: 401, viewer: 401, adminNoCsrf: 401, adminSession: 401, owner: 401 };
+const NO_KEY = {
+  none: 401,
+  revoked: 401,
+  expired: 401,
+  outsideAllowlist: 401,
+  ingest: 401,
+  read: 401,
+  otherProject: 401,
+  admin: 401,
+};
+const EXPECTED: Record<Exclude<Access, 'public'>, Record<Credential, number>> = {
+  admin: { ...API_KEYS, ...NO_SESSION },
+  apiRead: { ...API_KEYS, read: 0, ...NO_SESSION },
+  ingest: { ...API_KEYS, ingest: 0, ...NO_SESSION },
+  review: { ...API_KEYS, otherProject: 404, ...NO_SESSION },
+  read: { ...NO_KEY, noSession: 401, viewer: 0, adminNoCsrf: 0, adminSession: 0, owner: 0 },
+  write: { ...NO_KEY, noSession: 401, viewer: 403, adminNoCsrf: 403, adminSession: 0, owner: 0 },
+  manage: { ...NO_KEY, noSession: 401, viewer: 403, adminNoCsrf: 403, adminSession: 403, owner: 0 },
+  self: { ...NO_KEY, noSession: 401, viewer: 0, adminNoCsrf: 403, adminSession: 0, owner: 0 },
+  anonymous: { ...NO_KEY, none: 0, noSession: 0, viewer: 0, adminNoCsrf: 0, adminSession: 0, owner: 0 },
 };
 
 interface Row {
   access: Access;
-  /** The status the project's admin key gets (and, for public routes, everyone). */
+  /** The status an allowed caller gets (and, for public routes, everyone). */
   ok: number;
-  request: () => { path: string; body?: unknown; headers?: Record<string, string> };
+  /** Overrides for some credentials, where the route's own answer differs. */
+  except?: Partial<Record<Credential, number>>;
+  /** The request; called once per credential, so a row that changes state can make a fresh target each time. */
+  request: (who: Credential) => Promise<Req> | Req;
+  /**
+   * The route ends or changes the session or account it is called with (sign-out, password):
+   * each session credential gets a fresh account and session, with FRESH_PASSWORD.
+   */
+  endsSession?: boolean;
+}
+interface Req {
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
 }
 
 const ORIGIN = 'https://docs.example.com';
+const SIGN_IN = { email: 'signs-in@example.com', password: 'a password for the matrix' };
+/** The password of the fresh sessions that `endsSession` rows get. */
+const FRESH_PASSWORD = 'a fresh password for one row';
 
-describe(`every route checks key, scope and project (${testBackend})`, () => {
+describe(`every route checks key, session, scope, role and project (${testBackend})`, () => {
   let t: TestApp;
   let cleanup: () => void;
   let projectId: string;
   let jobId: string;
-  const keys = {} as Record<Credential, string | null>;
+  let repo: string;
+  let editedUserId: string;
+  let twinJobId: string;
+  const keys = {} as Record<KeyCredential, string | null>;
+  const sessions = {} as Record<Exclude<SessionCredential, 'noSession' | 'adminNoCsrf'>, DashboardSession>;
 
   beforeAll(async () => {
     t = await startTestApp();
     const dir = tempDir();
     cleanup = dir.cleanup;
     // The project under test has its repository on this machine, so its jobs have review routes.
-    const repo = path.join(dir.dir, 'docs');
+    repo = path.join(dir.dir, 'docs');
     createRepository(repo, { 'index.md': '# Home\n' });
     const project = await t.services.projects.create({ name: 'Local docs', repository: repo });
     projectId = project.id;
@@ -129,8 +172,15 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
     ).key;
     keys.otherProject = t.key;
     keys.admin = (await t.services.keys.create(projectId, 'admin')).key;
+    sessions.viewer = await signIn(t, { role: 'viewer' });
+    sessions.adminSession = await signIn(t, { role: 'admin' });
+    sessions.owner = await signIn(t, { role: 'owner' });
+    editedUserId = (await t.services.users.create({ email: 'edited@example.com', role: 'viewer' })).id;
+    await t.services.users.create({ ...SIGN_IN, role: 'viewer' });
     await t.services.analytics.updateSettings(projectId, { allowedOrigins: [ORIGIN] });
     jobId = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Add a page')).id;
+    // The public API's twins under /dashboard/api act on a job of their own.
+    twinJobId = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Add another')).id;
     // The job's branch, with one commit on top of main, as the agent would have pushed it.
     const branch = (await t.services.jobs.get(projectId, jobId)).source.ref;
     git(repo, 'checkout', '--quiet', '-b', branch);
@@ -142,9 +192,23 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
     cleanup?.();
   });
 
+  /** The headers a credential sends: a bearer key, or a session's cookie (and CSRF token). */
+  async function credentialHeaders(who: Credential, endsSession: boolean): Promise<Record<string, string>> {
+    if (!SESSIONS.includes(who)) {
+      const key = keys[who as KeyCredential];
+      return key === null ? {} : { authorization: `Bearer ${key}` };
+    }
+    if (who === 'noSession') return {};
+    const role = who === 'viewer' ? 'viewer' : who === 'owner' ? 'owner' : 'admin';
+    const session = endsSession
+      ? await signIn(t, { role, password: FRESH_PASSWORD })
+      : sessions[who === 'adminNoCsrf' ? 'adminSession' : (who as 'viewer' | 'adminSession' | 'owner')];
+    return session.headers(who === 'adminNoCsrf' ? { 'x-csrf-token': undefined } : {});
+  }
+
   const p = () => projectId;
   const range = '?dateFrom=2026-01-01&dateTo=2026-02-01';
-  const ROUTES: Record<string, Row> = {
+  const PUBLIC_API: Record<string, Row> = {
     'GET /health': { access: 'public', ok: 200, request: () => ({ path: '/health' }) },
     'GET /openapi.json': { access: 'public', ok: 200, request: () => ({ path: '/openapi.json' }) },
     'GET /docs': { access: 'public', ok: 200, request: () => ({ path: '/docs' }) },
@@ -180,24 +244,23 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
         headers: { origin: ORIGIN },
       }),
     },
-    'POST /review/sign-out': { access: 'public', ok: 200, request: () => ({ path: '/review/sign-out' }) },
     'POST /v2/agent/:projectId/job': {
       access: 'admin',
       ok: 201,
       request: () => ({ path: `/v2/agent/${p()}/job`, body: { prompt: 'Add a page about limits' } }),
     },
     'GET /v2/agent/:projectId/job/:id': {
-      access: 'read',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}` }),
     },
     'GET /v2/agent/:projectId/jobs': {
-      access: 'read',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/jobs` }),
     },
     'GET /v2/agent/:projectId/job/:id/messages': {
-      access: 'read',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}/messages` }),
     },
@@ -211,16 +274,6 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
       access: 'review',
       ok: 200,
       request: () => ({ path: `/review/${jobId}/merge` }),
-    },
-    'POST /review/:jobId/sign-in': {
-      // The key comes in the form, not in a header: see the sign-in test below.
-      access: 'public',
-      ok: 401,
-      request: () => ({
-        path: `/review/${jobId}/sign-in`,
-        body: 'key=',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      }),
     },
     'POST /v2/agent/:projectId/job/:id/archive': {
       access: 'admin',
@@ -238,27 +291,27 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
       }),
     },
     'GET /v1/analytics/:projectId/visitors': {
-      access: 'read',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/visitors${range}` }),
     },
     'GET /v1/analytics/:projectId/views': {
-      access: 'read',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/views${range}` }),
     },
     'GET /v1/analytics/:projectId/timeseries': {
-      access: 'read',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/timeseries${range}` }),
     },
     'GET /v1/analytics/:projectId/breakdown': {
-      access: 'read',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/breakdown${range}` }),
     },
     'GET /v1/analytics/:projectId/settings': {
-      access: 'read',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/settings` }),
     },
@@ -268,13 +321,155 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
       request: () => ({ path: `/v1/analytics/${p()}/settings`, body: { countAiCrawlersAsAi: true } }),
     },
   };
+  /**
+   * The public API's routes behind the session (`/dashboard/api/v2/…`): a viewer gets what
+   * reads; an admin or owner what an admin key gets. They act on a job of their own.
+   */
+  const publicApiTwins: Record<string, Row> = Object.fromEntries(
+    Object.entries(PUBLIC_API)
+      .filter(([route, row]) => /^\w+ \/v[12]\//.test(route) && row.access !== 'public')
+      .map(([route, row]) => {
+        const [method, url] = route.split(' ') as [string, string];
+        const twin: Row = {
+          access: method === 'GET' ? 'read' : 'write',
+          ok: row.ok,
+          request: async (who) => {
+            const request = await row.request(who);
+            return { ...request, path: `/dashboard/api${request.path.replace(jobId, twinJobId)}` };
+          },
+        };
+        return [`${method} /dashboard/api${url}`, twin];
+      }),
+  );
+  const ROUTES: Record<string, Row> = {
+    ...PUBLIC_API,
+    ...publicApiTwins,
+    'GET /dashboard/api/session': {
+      access: 'read',
+      ok: 200,
+      request: () => ({ path: '/dashboard/api/session' }),
+    },
+    'POST /dashboard/api/session': {
+      access: 'anonymous',
+      ok: 200,
+      request: () => ({ path: '/dashboard/api/session', body: SIGN_IN }),
+    },
+    'DELETE /dashboard/api/session': {
+      access: 'self',
+      ok: 204,
+      endsSession: true,
+      request: () => ({ path: '/dashboard/api/session' }),
+    },
+    'POST /dashboard/api/session/sign-out-everywhere': {
+      access: 'self',
+      ok: 204,
+      endsSession: true,
+      request: () => ({ path: '/dashboard/api/session/sign-out-everywhere' }),
+    },
+    'POST /dashboard/api/session/password': {
+      access: 'self',
+      ok: 204,
+      // The password changes: each caller gets an account of its own.
+      endsSession: true,
+      request: () => ({
+        path: '/dashboard/api/session/password',
+        body: { currentPassword: FRESH_PASSWORD, password: 'the next password' },
+      }),
+    },
+    'POST /dashboard/api/sign-in-links/redeem': {
+      access: 'anonymous',
+      ok: 200,
+      request: async () => {
+        const { id } = await t.services.users.find(SIGN_IN.email);
+        const { token } = await t.services.signInLinks.create(id);
+        return { path: '/dashboard/api/sign-in-links/redeem', body: { token } };
+      },
+    },
+    'GET /dashboard/api/users': {
+      access: 'manage',
+      ok: 200,
+      request: () => ({ path: '/dashboard/api/users' }),
+    },
+    'POST /dashboard/api/users': {
+      access: 'manage',
+      ok: 201,
+      request: () => ({
+        path: '/dashboard/api/users',
+        body: { email: `new-${randomUUID()}@example.com`, role: 'viewer' },
+      }),
+    },
+    'PATCH /dashboard/api/users/:userId': {
+      access: 'manage',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/users/${editedUserId}`, body: { role: 'admin' } }),
+    },
+    'DELETE /dashboard/api/users/:userId': {
+      access: 'manage',
+      ok: 204,
+      request: async () => {
+        const { id } = await t.services.users.create({
+          email: `gone-${randomUUID()}@example.com`,
+          role: 'viewer',
+        });
+        return { path: `/dashboard/api/users/${id}` };
+      },
+    },
+    'POST /dashboard/api/users/:userId/sign-in-link': {
+      access: 'manage',
+      ok: 201,
+      request: () => ({ path: `/dashboard/api/users/${editedUserId}/sign-in-link` }),
+    },
+    'GET /dashboard/api/projects': {
+      access: 'read',
+      ok: 200,
+      request: () => ({ path: '/dashboard/api/projects' }),
+    },
+    'POST /dashboard/api/projects': {
+      access: 'manage',
+      ok: 201,
+      request: () => ({ path: '/dashboard/api/projects', body: { name: 'Another', repository: repo } }),
+    },
+    'GET /dashboard/api/projects/:projectId': {
+      access: 'read',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/projects/${p()}` }),
+    },
+    'PATCH /dashboard/api/projects/:projectId': {
+      access: 'write',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/projects/${p()}`, body: { name: 'Local docs' } }),
+    },
+    'DELETE /dashboard/api/projects/:projectId': {
+      access: 'manage',
+      ok: 204,
+      request: async () => {
+        const doomed = await t.services.projects.create({ name: 'Doomed', repository: repo });
+        return { path: `/dashboard/api/projects/${doomed.id}` };
+      },
+    },
+    'GET /dashboard/api/projects/:projectId/settings': {
+      access: 'read',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/projects/${p()}/settings` }),
+    },
+    'PATCH /dashboard/api/projects/:projectId/settings': {
+      access: 'write',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/projects/${p()}/settings`, body: { agent: { draft: true } } }),
+    },
+    'GET /dashboard/api/jobs/:jobId': {
+      access: 'read',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/jobs/${jobId}` }),
+    },
+  };
 
   it('has a row for every registered route', () => {
     const registered = t.routes.filter((r) => r.method !== 'HEAD').map((r) => `${r.method} ${r.url}`);
     expect([...registered].sort()).toEqual(Object.keys(ROUTES).sort());
   });
 
-  it('documents every JSON route in /openapi.json; only pages, assets and form posts are left out', async () => {
+  it('documents every JSON route in /openapi.json; only pages, assets and the public API twins are left out', async () => {
     const document = (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as {
       paths: Record<
         string,
@@ -319,9 +514,8 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
         // The tracker script and its CORS preflight.
         'GET /script.js',
         'OPTIONS /v1/analytics/:projectId/collect',
-        // HTML form posts of the review page.
-        'POST /review/:jobId/sign-in',
-        'POST /review/sign-out',
+        // The public API through the session: documented once, under /v1 and /v2.
+        ...Object.keys(ROUTES).filter((route) => route.includes(' /dashboard/api/v')),
       ].sort(),
     );
   });
@@ -332,52 +526,23 @@ describe(`every route checks key, scope and project (${testBackend})`, () => {
       const seen: Record<string, number> = {};
       const wanted: Record<string, number> = {};
       for (const credential of CREDENTIALS) {
-        const { path: url, body, headers = {} } = row.request();
+        const { path: url, body, headers = {} } = await row.request(credential);
         const response = await t.request(method, url, {
-          key: keys[credential],
-          headers: { accept: 'application/json', ...headers },
+          key: null,
+          headers: {
+            accept: 'application/json',
+            ...(await credentialHeaders(credential, row.endsSession ?? false)),
+            ...headers,
+          },
           ...(body !== undefined ? { body } : {}),
         });
         await response.arrayBuffer();
         seen[credential] = response.status;
         const expected =
-          row.access === 'public' || credential === 'admin' ? row.ok : EXPECTED[row.access][credential];
+          row.except?.[credential] ?? (row.access === 'public' ? 0 : EXPECTED[row.access][credential]);
         wanted[credential] = expected === 0 ? row.ok : expected;
       }
       expect(seen).toEqual(wanted);
     });
   }
-
-  it('opens a review session only for an admin key of the job project', async () => {
-    const signIn = async (key: string | null) => {
-      const response = await fetch(`${t.baseUrl}/review/${jobId}/sign-in`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
-        body: `key=${encodeURIComponent(key ?? '')}`,
-        redirect: 'manual',
-      });
-      await response.arrayBuffer();
-      return { status: response.status, cookie: response.headers.get('set-cookie') !== null };
-    };
-    expect({
-      none: await signIn(keys.none),
-      revoked: await signIn(keys.revoked),
-      expired: await signIn(keys.expired),
-      outsideAllowlist: await signIn(keys.outsideAllowlist),
-      ingest: await signIn(keys.ingest),
-      read: await signIn(keys.read),
-      otherProject: await signIn(keys.otherProject),
-      admin: await signIn(keys.admin),
-    }).toEqual({
-      none: { status: 401, cookie: false },
-      revoked: { status: 401, cookie: false },
-      expired: { status: 401, cookie: false },
-      // The review page does not pass the client's address: a key with an allowlist is refused.
-      outsideAllowlist: { status: 403, cookie: false },
-      ingest: { status: 403, cookie: false },
-      read: { status: 403, cookie: false },
-      otherProject: { status: 404, cookie: false },
-      admin: { status: 303, cookie: true },
-    });
-  });
 });

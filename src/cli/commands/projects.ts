@@ -5,6 +5,7 @@ import { CODE_HOST_KINDS, type CodeHostKind } from '../../domain/projects/code-h
 import type { ProjectSettingsChange } from '../../domain/projects/project-settings.ts';
 import { withServices } from '../context.ts';
 import { print, table } from '../output.ts';
+import { readStdin } from '../stdin.ts';
 
 export async function createProjectCommand(options: {
   name: string;
@@ -147,10 +148,4 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
         : []),
     ].join('\n'),
   );
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

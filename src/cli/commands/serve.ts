@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { defaultModelProblem } from '../../app/create-agent.ts';
-import { ensureDefaultProject } from '../../app/first-run.ts';
+import { ensureDefaultProject, ensureFirstSignIn } from '../../app/first-run.ts';
 import { createWorker } from '../../app/services.ts';
 import type { Config } from '../../config/config.ts';
+import { signInLinkUrl } from '../../domain/users/sign-in-links.ts';
 import { buildHttpApp } from '../../http/app.ts';
 import { openContext } from '../context.ts';
 import { print } from '../output.ts';
@@ -12,6 +13,7 @@ import { onShutdown } from '../shutdown.ts';
 export async function serveCommand(options: { json: boolean; worker: boolean }): Promise<void> {
   const { config, logger, logs, services } = await openContext();
   const firstRun = await ensureDefaultProject(services);
+  const firstSignIn = await ensureFirstSignIn(services);
   const app = await buildHttpApp({ services, logger });
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -33,6 +35,9 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
   const baseUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
   const banner = {
     baseUrl,
+    dashboardUrl: `${baseUrl}/`,
+    signInLink: firstSignIn ? signInLinkUrl(baseUrl, firstSignIn.token) : null,
+    signInLinkExpiresAt: firstSignIn?.expiresAt ?? null,
     projectId: firstRun.project.id,
     adminKey: firstRun.newKey,
     adminKeyExpiresAt: firstRun.newKeyExpiresAt,
@@ -45,6 +50,10 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
   print(options.json, banner, (b) =>
     [
       `Docwright is running at ${b.baseUrl}  (API reference: ${b.baseUrl}/docs)`,
+      b.signInLink
+        ? `Dashboard: ${b.dashboardUrl}  — sign in with this one-time link (valid 24 h): ${b.signInLink}\n` +
+          `  It sets the owner account's email and password. Lost it? Restart, or run: npx docwright users sign-in-link --email ${firstSignIn?.user.email}`
+        : `Dashboard: ${b.dashboardUrl}  (lost your password? npx docwright users sign-in-link --email <your email>)`,
       `Default project: ${b.projectId}  (${firstRun.project.name}, ${firstRun.project.repository})`,
       b.adminKey
         ? `Admin API key (shown once, store it now): ${b.adminKey}  (expires ${b.adminKeyExpiresAt})`

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Storage } from '../../storage/database.ts';
+import { findJobById } from '../../storage/queries/jobs.ts';
 import { findProject, insertProject, listProjects, updateProject } from '../../storage/queries/projects.ts';
 import type { ProjectRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
@@ -59,21 +60,34 @@ export class ProjectService {
     return { ...toProjectInfo(row), warnings };
   }
 
-  /** Points a project at another repository or base branch, checked first; jobs made before keep theirs. */
+  /**
+   * Renames a project or points it at another repository or base branch (those checked
+   * first, like at creation); jobs made before keep theirs.
+   */
   async relocate(
     id: string,
-    change: { repository?: string | undefined; baseBranch?: string | undefined },
+    change: { name?: string | undefined; repository?: string | undefined; baseBranch?: string | undefined },
     cwd: string = process.cwd(),
   ): Promise<CheckedProject> {
     const current = await this.get(id);
+    const name = change.name === undefined ? current.name : change.name.trim();
+    if (!name) throw invalid('Project name must not be empty');
     const repository =
       change.repository === undefined ? current.repository : normaliseRepository(change.repository, cwd);
     const baseBranch =
       change.baseBranch === undefined ? current.baseBranch : validateBranch(change.baseBranch);
-    const warnings = await this.check(repository, baseBranch);
-    const row = await updateProject(this.storage.db, id, { repository, base_branch: baseBranch });
+    const moved = change.repository !== undefined || change.baseBranch !== undefined;
+    const warnings = moved ? await this.check(repository, baseBranch) : [];
+    const row = await updateProject(this.storage.db, id, { name, repository, base_branch: baseBranch });
     if (!row) throw notFound(`Project ${id} not found`);
     return { ...toProjectInfo(row), warnings };
+  }
+
+  /** The project a job belongs to (job ids are unique across projects). */
+  async projectOfJob(jobId: string): Promise<string> {
+    const job = await findJobById(this.storage.db, jobId);
+    if (!job) throw notFound(`Job ${jobId} not found`);
+    return job.project_id;
   }
 
   /**

@@ -37,3 +37,32 @@ export async function deleteRateLimitWindowsOf(db: Executor, projectId: string):
     .where(sql<string>`substr(bucket, length(bucket) - ${suffix.length - 1})`, '=', suffix)
     .execute();
 }
+
+/** The hits counted so far in a window, without counting one. */
+export async function readRateLimitWindow(
+  db: Executor,
+  bucket: string,
+  windowStart: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('rate_limit_windows')
+    .select('hits')
+    .where('bucket', '=', bucket)
+    .where('window_start', '=', windowStart)
+    .executeTakeFirst();
+  return Number(row?.hits ?? 0);
+}
+
+/** Past windows of every bucket starting with `prefix`. */
+export async function deleteRateLimitWindowsWithPrefixBefore(
+  db: Executor,
+  prefix: string,
+  before: string,
+): Promise<void> {
+  await db
+    .deleteFrom('rate_limit_windows')
+    // A prefix compared exactly: LIKE would read underscores as wildcards.
+    .where(sql<string>`substr(bucket, 1, ${prefix.length})`, '=', prefix)
+    .where('window_start', '<', before)
+    .execute();
+}

@@ -5,25 +5,40 @@ export async function insertSession(db: Executor, row: SessionRow): Promise<void
   await db.insertInto('sessions').values(row).execute();
 }
 
-/** A live session by its token hash, with the scope of the key that opened it. */
-export function findLiveSession(
+export interface LiveUserSession {
+  id: string;
+  user_id: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  email: string;
+  role: string;
+  user_created_at: string;
+}
+
+/** An unrevoked, unexpired session by its token hash, with its account. */
+export function findLiveUserSession(
   db: Executor,
   tokenHash: string,
   now: string,
-): Promise<(SessionRow & { key_scope: string | null }) | undefined> {
-  return (
-    db
-      .selectFrom('sessions')
-      .leftJoin('api_keys', 'api_keys.id', 'sessions.api_key_id')
-      .selectAll('sessions')
-      .select('api_keys.scope as key_scope')
-      .where('sessions.token_hash', '=', tokenHash)
-      .where('sessions.revoked_at', 'is', null)
-      .where('sessions.expires_at', '>', now)
-      // A session opened with a key lives only as long as the key.
-      .where((eb) => eb.or([eb('sessions.api_key_id', 'is', null), eb('api_keys.revoked_at', 'is', null)]))
-      .executeTakeFirst()
-  );
+): Promise<LiveUserSession | undefined> {
+  return db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'sessions.id',
+      'users.id as user_id',
+      'sessions.created_at',
+      'sessions.last_seen_at',
+      'sessions.expires_at',
+      'users.email',
+      'users.role',
+      'users.created_at as user_created_at',
+    ])
+    .where('sessions.token_hash', '=', tokenHash)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
+    .executeTakeFirst();
 }
 
 export async function touchSession(db: Executor, id: string, at: string): Promise<void> {
@@ -41,10 +56,35 @@ export async function revokeSessionByHash(db: Executor, tokenHash: string, at: s
   return row !== undefined;
 }
 
+/** Ends every live session of an account, but the one in `except` if given; returns how many. */
+export async function revokeUserSessions(
+  db: Executor,
+  userId: string,
+  at: string,
+  except: string | null = null,
+): Promise<number> {
+  const rows = await db
+    .updateTable('sessions')
+    .set({ revoked_at: at })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .$if(except !== null, (qb) => qb.where('id', '!=', except as string))
+    .returning('id')
+    .execute();
+  return rows.length;
+}
+
+/** Removes every session row of an account (when the account is deleted). */
+export async function deleteUserSessions(db: Executor, userId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+}
+
 /** Expired and revoked sessions are kept a while for the record, then removed. */
 export async function deleteSessionsEndedBefore(db: Executor, before: string): Promise<void> {
   await db
     .deleteFrom('sessions')
-    .where((eb) => eb.or([eb('expires_at', '<', before), eb('revoked_at', '<', before)]))
+    .where((eb) =>
+      eb.or([eb('expires_at', '<', before), eb('revoked_at', '<', before), eb('last_seen_at', '<', before)]),
+    )
     .execute();
 }

@@ -1,0 +1,209 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../helpers/app.ts';
+import { signIn } from '../../helpers/dashboard-session.ts';
+import { createRepository, tempDir } from '../../helpers/git-repos.ts';
+import { testBackend } from '../../helpers/storage.ts';
+
+const error = async (response: Response) => ((await response.json()) as { error: string }).error;
+
+describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
+  let t: TestApp | null = null;
+  let cleanups: (() => void)[] = [];
+  afterEach(async () => {
+    await t?.close();
+    t = null;
+    for (const cleanup of cleanups) cleanup();
+    cleanups = [];
+  });
+
+  const repository = () => {
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    const repo = path.join(dir.dir, 'docs');
+    createRepository(repo, { 'index.md': '# Home\n' });
+    return { dir: dir.dir, repo };
+  };
+
+  it('creates a project after checking its repository, renames it, moves it and deletes it', async () => {
+    t = await startTestApp();
+    const owner = await signIn(t, { role: 'owner' });
+    const admin = await signIn(t, { role: 'admin' });
+    const { dir, repo } = repository();
+
+    const noBranch = await owner.request('POST', '/dashboard/api/projects', {
+      body: { name: 'Docs', repository: repo, baseBranch: 'trunk' },
+    });
+    expect(noBranch.status).toBe(400);
+    expect(await error(noBranch)).toMatch(/has no branch "trunk"; its branches include main/);
+    const plain = path.join(dir, 'plain');
+    mkdirSync(plain);
+    const notRepo = await owner.request('POST', '/dashboard/api/projects', {
+      body: { name: 'Docs', repository: plain },
+    });
+    expect(notRepo.status).toBe(400);
+    expect(await error(notRepo)).toMatch(/is not a git repository/);
+    const blank = await owner.request('POST', '/dashboard/api/projects', {
+      body: { name: '  ', repository: repo },
+    });
+    expect(blank.status).toBe(400);
+    // Admins change projects but do not create them.
+    expect(
+      (await admin.request('POST', '/dashboard/api/projects', { body: { name: 'Docs', repository: repo } }))
+        .status,
+    ).toBe(403);
+
+    const created = await owner.request('POST', '/dashboard/api/projects', {
+      body: { name: 'Docs', repository: repo },
+    });
+    expect(created.status).toBe(201);
+    const { project, warnings } = (await created.json()) as {
+      project: { id: string; name: string; repository: string; baseBranch: string; createdAt: string };
+      warnings: string[];
+    };
+    expect(project).toEqual({
+      id: expect.stringMatching(/^prj_/),
+      name: 'Docs',
+      repository: repo,
+      baseBranch: 'main',
+      createdAt: expect.any(String),
+    });
+    expect(warnings).toEqual([]);
+
+    const listed = (await (await admin.request('GET', '/dashboard/api/projects')).json()) as {
+      projects: { id: string }[];
+    };
+    expect(listed.projects.map((p) => p.id)).toEqual([t.project.id, project.id]);
+    expect(await (await admin.request('GET', `/dashboard/api/projects/${project.id}`)).json()).toEqual(
+      project,
+    );
+    const unknown = await admin.request('GET', '/dashboard/api/projects/prj_unknown');
+    expect(unknown.status).toBe(404);
+    expect(await error(unknown)).toBe('Project prj_unknown not found');
+
+    const renamed = await admin.request('PATCH', `/dashboard/api/projects/${project.id}`, {
+      body: { name: 'Guides' },
+    });
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toEqual({ project: { ...project, name: 'Guides' }, warnings: [] });
+    const badMove = await admin.request('PATCH', `/dashboard/api/projects/${project.id}`, {
+      body: { baseBranch: 'nope' },
+    });
+    expect(badMove.status).toBe(400);
+    expect((await t.services.projects.get(project.id)).baseBranch).toBe('main');
+    const remote = await admin.request('PATCH', `/dashboard/api/projects/${project.id}`, {
+      body: { repository: 'https://docs.invalid/acme/docs.git' },
+    });
+    expect(remote.status).toBe(200);
+    expect(((await remote.json()) as { warnings: string[] }).warnings).toEqual([
+      expect.stringMatching(/^Could not check https:\/\/docs\.invalid\/acme\/docs\.git now/),
+    ]);
+
+    // Deleting: owners only, and it takes the project's keys and jobs with it.
+    const { key } = await t.services.keys.create(project.id, 'doomed');
+    await t.services.jobs.create(await t.services.projects.get(project.id), 'A job');
+    expect((await admin.request('DELETE', `/dashboard/api/projects/${project.id}`)).status).toBe(403);
+    const deleted = await owner.request('DELETE', `/dashboard/api/projects/${project.id}`);
+    expect(deleted.status).toBe(204);
+    expect((await owner.request('GET', `/dashboard/api/projects/${project.id}`)).status).toBe(404);
+    expect((await t.request('GET', `/v2/agent/${project.id}/jobs`, { key })).status).toBe(401);
+    expect((await owner.request('DELETE', `/dashboard/api/projects/${project.id}`)).status).toBe(404);
+  });
+
+  it('shows and changes agent and analytics settings; the token is write-only and needs the secret key', async () => {
+    t = await startTestApp({
+      env: { DOCWRIGHT_MODEL: 'openai:gpt-test', DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'weekly' },
+    });
+    const admin = await signIn(t, { role: 'admin' });
+    const viewer = await signIn(t, { role: 'viewer' });
+    const url = `/dashboard/api/projects/${t.project.id}/settings`;
+    const initial = await viewer.request('GET', url);
+    expect(initial.status).toBe(200);
+    expect(await initial.json()).toEqual({
+      agent: { model: null, draft: true, codeHost: null },
+      analytics: { allowedOrigins: [], countAiCrawlersAsAi: false },
+      server: { defaultModel: 'openai:gpt-test', saltRotation: 'weekly', publicUrl: 'http://127.0.0.1:0' },
+    });
+    expect((await viewer.request('PATCH', url, { body: { agent: { draft: false } } })).status).toBe(403);
+
+    const changed = await admin.request('PATCH', url, {
+      body: {
+        agent: { model: 'anthropic:claude-test', draft: false, host: 'github', hostRepository: 'acme/docs' },
+        analytics: { allowedOrigins: ['https://Docs.Example.com/'], countAiCrawlersAsAi: true },
+      },
+    });
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toMatchObject({
+      agent: {
+        model: 'anthropic:claude-test',
+        draft: false,
+        codeHost: { kind: 'github', apiUrl: null, repository: 'acme/docs', credentials: 'none' },
+      },
+      analytics: { allowedOrigins: ['https://docs.example.com'], countAiCrawlersAsAi: true },
+    });
+    // The public API sees the same analytics settings.
+    expect(await (await t.request('GET', `/v1/analytics/${t.project.id}/settings`)).json()).toEqual({
+      allowedOrigins: ['https://docs.example.com'],
+      countAiCrawlersAsAi: true,
+    });
+
+    // Without DOCWRIGHT_SECRET_KEY a token cannot be stored: 400, and nothing else changes either.
+    const noKey = await admin.request('PATCH', url, {
+      body: { agent: { draft: true, token: 'ghp_secret123' } },
+    });
+    expect(noKey.status).toBe(400);
+    expect(await error(noKey)).toMatch(/DOCWRIGHT_SECRET_KEY is not configured/);
+    // A refused origin refuses the whole change.
+    const badOrigin = await admin.request('PATCH', url, {
+      body: { agent: { draft: true }, analytics: { allowedOrigins: ['docs.example.com/path'] } },
+    });
+    expect(badOrigin.status).toBe(400);
+    const unchanged = (await (await admin.request('GET', url)).json()) as { agent: { draft: boolean } };
+    expect(unchanged.agent.draft).toBe(false);
+    const unknownField = await admin.request('PATCH', url, { body: { agent: { colour: 'blue' } } });
+    expect(unknownField.status).toBe(400);
+    expect(await error(unknownField)).toMatch(/unknown field "agent.colour"/);
+    const model = await admin.request('PATCH', url, { body: { agent: { model: 'gpt' } } });
+    expect(await error(model)).toMatch(/provider:model-id/);
+    // null puts the default model back.
+    const reset = await admin.request('PATCH', url, { body: { agent: { model: null } } });
+    expect(((await reset.json()) as { agent: { model: null } }).agent.model).toBeNull();
+  });
+
+  it('stores a token encrypted and never shows it back', async () => {
+    t = await startTestApp({ env: { DOCWRIGHT_SECRET_KEY: 'a passphrase long enough for tests' } });
+    const admin = await signIn(t, { role: 'admin' });
+    const url = `/dashboard/api/projects/${t.project.id}/settings`;
+    const stored = await admin.request('PATCH', url, {
+      body: { agent: { host: 'github', hostRepository: 'acme/docs', token: 'ghp_verysecrettoken' } },
+    });
+    expect(stored.status).toBe(200);
+    const text = await stored.text();
+    expect(text).not.toContain('ghp_');
+    expect(JSON.parse(text)).toMatchObject({
+      agent: { codeHost: { kind: 'github', credentials: 'stored' } },
+    });
+    expect(await (await admin.request('GET', url)).text()).not.toContain('ghp_');
+    const row = await t.services.storage.db
+      .selectFrom('projects')
+      .select('settings')
+      .where('id', '=', t.project.id)
+      .executeTakeFirstOrThrow();
+    expect(row.settings).not.toContain('ghp_verysecrettoken');
+    const forgotten = await admin.request('PATCH', url, { body: { agent: { token: null } } });
+    expect(await forgotten.json()).toMatchObject({ agent: { codeHost: { credentials: 'none' } } });
+  });
+
+  it('finds the project of a job', async () => {
+    t = await startTestApp();
+    const viewer = await signIn(t, { role: 'viewer' });
+    const job = await t.services.jobs.create(await t.services.projects.get(t.project.id), 'A page');
+    const found = await viewer.request('GET', `/dashboard/api/jobs/${job.id}`);
+    expect(found.status).toBe(200);
+    expect(await found.json()).toEqual({ projectId: t.project.id, jobId: job.id });
+    const missing = await viewer.request('GET', '/dashboard/api/jobs/job_unknown');
+    expect(missing.status).toBe(404);
+    expect(await error(missing)).toBe('Job job_unknown not found');
+  });
+});
