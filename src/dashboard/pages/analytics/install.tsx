@@ -4,11 +4,11 @@
  */
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import type { ProjectSettings } from '../../api/types.ts';
+import type { SettingsPayload } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { projectPath } from '../../components/current-project.ts';
 
-export function InstallGuide({ projectId, settings }: { projectId: string; settings: ProjectSettings }) {
+export function InstallGuide({ projectId, settings }: { projectId: string; settings: SettingsPayload }) {
   const base = settings.server.publicUrl.replace(/\/+$/, '');
   const origins = settings.analytics.allowedOrigins;
   const tracker = `<script defer src="${base}/script.js" data-project="${projectId}"></script>`;
