@@ -64,9 +64,13 @@ export function InstallGuide({ projectId, settings }: { projectId: string; setti
 function Snippet({ value, what }: { value: string; what: string }) {
   return (
     <div className="snippet">
-      <pre className="snippet__code">
-        <code>{value}</code>
-      </pre>
+      {/* A long line scrolls sideways: the keyboard must reach the box to scroll it. */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: see above */}
+      <section className="snippet__box" tabIndex={0} aria-label={what}>
+        <pre className="snippet__code">
+          <code>{value}</code>
+        </pre>
+      </section>
       <CopyButton value={value} what={what} small />
     </div>
   );

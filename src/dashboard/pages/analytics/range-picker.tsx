@@ -67,7 +67,7 @@ function CustomRange({ initial, onApply }: { initial: DateRange; onApply: (range
     if (!found) onApply({ from, to });
   };
   return (
-    <form className="range__custom" onSubmit={submit} aria-label="Custom dates">
+    <form className="range__custom" onSubmit={submit} aria-label="Custom dates" noValidate>
       <div className="field">
         <label className="field__label" htmlFor={fromId}>
           From

@@ -194,7 +194,8 @@ function FileDiffView({
         (file.hunks.length === 0 ? (
           <p className="diff-file__empty muted">No text changes to show (a binary file, or a rename).</p>
         ) : (
-          <div className="diff-scroll">
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
+          <section className="diff-scroll" tabIndex={0} aria-label={`Diff of ${file.path}`}>
             <table className="diff">
               <caption className="visually-hidden">Changes to {file.path}</caption>
               <thead className="visually-hidden">
@@ -237,7 +238,7 @@ function FileDiffView({
                 </tbody>
               ))}
             </table>
-          </div>
+          </section>
         ))}
     </details>
   );

@@ -118,22 +118,32 @@ function ToolStep({ tool }: { tool: NonNullable<Message['tool']> }) {
       </summary>
       <div className="tool__detail">
         <p className="tool__label">Input</p>
-        <pre className="pre">{JSON.stringify(tool.input, null, 2)}</pre>
+        <ScrollBox label={`Input of ${tool.name}`}>{JSON.stringify(tool.input, null, 2)}</ScrollBox>
         <p className="tool__label">Output</p>
-        <ToolOutput output={tool.output} />
+        <ToolOutput output={tool.output} name={tool.name} />
       </div>
     </details>
   );
 }
 
-function ToolOutput({ output }: { output: string }) {
+/** Text in a box that scrolls when long; the keyboard can reach it to scroll it. */
+function ScrollBox({ label, children }: { label: string; children: string }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
+    <section className="scroll-box" tabIndex={0} aria-label={label}>
+      <pre className="pre">{children}</pre>
+    </section>
+  );
+}
+
+function ToolOutput({ output, name }: { output: string; name: string }) {
   const [all, setAll] = useState(false);
   const long = output.length > OUTPUT_PREVIEW_CHARS;
   return (
     <>
-      <pre className="pre">
+      <ScrollBox label={`Output of ${name}`}>
         {long && !all ? `${output.slice(0, OUTPUT_PREVIEW_CHARS)}…` : output || '(empty)'}
-      </pre>
+      </ScrollBox>
       {long && !all && (
         <button type="button" className="link-button" onClick={() => setAll(true)}>
           Show all {numbers.format(output.length)} characters
