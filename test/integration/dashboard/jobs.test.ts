@@ -13,7 +13,7 @@ import type { Worker } from '../../../src/domain/runner/worker.ts';
 import { SecretBox } from '../../../src/domain/secrets/secret-box.ts';
 import type { DashboardJobType, JobChangesType } from '../../../src/http/routes/dashboard-jobs.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
-import { type DashboardSession, signIn } from '../../helpers/dashboard-session.ts';
+import { signIn } from '../../helpers/dashboard-session.ts';
 import { type FakeGitHub, startFakeGitHub } from '../../helpers/fake-github.ts';
 import { type GitHttpServer, startGitHttpServer } from '../../helpers/git-http-server.ts';
 import {
