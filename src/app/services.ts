@@ -155,6 +155,7 @@ export async function openServices(
         author: { name: config.git.authorName, email: config.git.authorEmail },
         logger,
       }),
+      workspaces,
     ),
     analytics,
     analyticsOptions,

@@ -198,6 +198,16 @@ describe(`every route checks key, session, scope, role and project (${testBacken
     cleanup?.();
   });
 
+  /** A job of the project whose branch is one commit ahead of main, as the agent would have pushed it. */
+  async function localJobWithCommit(): Promise<string> {
+    const job = await t.services.jobs.create(await t.services.projects.get(projectId), 'Merge me');
+    git(repo, 'branch', '--quiet', job.source.ref, 'main');
+    git(repo, 'checkout', '--quiet', job.source.ref);
+    git(repo, 'commit', '--quiet', '--allow-empty', '-m', `Change of ${job.id}`);
+    git(repo, 'checkout', '--quiet', 'main');
+    return job.id;
+  }
+
   /** The headers a credential sends: a bearer key, or a session's cookie (and CSRF token). */
   async function credentialHeaders(who: Credential, endsSession: boolean): Promise<Record<string, string>> {
     if (!SESSIONS.includes(who)) {
@@ -485,6 +495,24 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       access: 'read',
       ok: 200,
       request: () => ({ path: `/dashboard/api/jobs/${jobId}` }),
+    },
+    'GET /dashboard/api/projects/:projectId/jobs': {
+      access: 'read',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/projects/${p()}/jobs?q=page` }),
+    },
+    'GET /dashboard/api/projects/:projectId/jobs/:jobId/changes': {
+      access: 'read',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/projects/${p()}/jobs/${jobId}/changes` }),
+    },
+    'POST /dashboard/api/projects/:projectId/jobs/:jobId/merge': {
+      access: 'write',
+      ok: 200,
+      // A job with a branch of its own each time: a merged branch cannot be merged again.
+      request: async () => ({
+        path: `/dashboard/api/projects/${p()}/jobs/${await localJobWithCommit()}/merge`,
+      }),
     },
   };
 

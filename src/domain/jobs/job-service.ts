@@ -1,7 +1,7 @@
 import type { Storage } from '../../storage/database.ts';
 import type { Executor } from '../../storage/queries/executor.ts';
 import { findJob, type JobPageQuery, listJobs, updateJobIfStatus } from '../../storage/queries/jobs.ts';
-import { cancelOpenTurns } from '../../storage/queries/turns.ts';
+import { cancelOpenTurns, turnSummaries } from '../../storage/queries/turns.ts';
 import type { JobRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
 import { invalid, notFound } from '../errors.ts';
@@ -20,6 +20,22 @@ export interface JobPage {
   jobs: JobView[];
   nextCursor: string | null;
 }
+
+/** A job as the dashboard lists it: with its title (the first prompt, cut short) and its number of turns. */
+export interface JobSummary extends JobView {
+  title: string;
+  turns: number;
+}
+
+export type JobListOptions = {
+  status?: JobStatus | undefined;
+  /** Case-insensitive text that one of the job's prompts contains. */
+  q?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+};
+
+const MAX_TITLE = 200;
 
 export interface JobServiceDeps {
   storage: Storage;
@@ -72,16 +88,7 @@ export class JobService {
     return toJobView(await this.find(this.deps.storage.db, projectId, jobId));
   }
 
-  async list(
-    projectId: string,
-    options: {
-      status?: JobStatus | undefined;
-      /** Case-insensitive text that one of the job's prompts contains. */
-      q?: string | undefined;
-      limit: number;
-      cursor?: string | undefined;
-    },
-  ): Promise<JobPage> {
+  async list(projectId: string, options: JobListOptions): Promise<JobPage> {
     const query: JobPageQuery = {
       projectId,
       status: options.status,
@@ -95,6 +102,25 @@ export class JobService {
     return {
       jobs: page.map(toJobView),
       nextCursor: rows.length > options.limit && last ? encodeCursor(last) : null,
+    };
+  }
+
+  /** A page of jobs as `list` gives it, each with its title and number of turns. */
+  async listSummaries(
+    projectId: string,
+    options: JobListOptions,
+  ): Promise<{ jobs: JobSummary[]; nextCursor: string | null }> {
+    const page = await this.list(projectId, options);
+    const summaries = await turnSummaries(
+      this.deps.storage.db,
+      page.jobs.map((j) => j.id),
+    );
+    return {
+      jobs: page.jobs.map((job) => {
+        const summary = summaries.get(job.id);
+        return { ...job, title: titleOf(summary?.firstPrompt ?? ''), turns: summary?.turns ?? 0 };
+      }),
+      nextCursor: page.nextCursor,
     };
   }
 
@@ -169,6 +195,15 @@ export function branchName(jobId: string, prompt: string): string {
     .replace(/-+$/, '');
   const short = jobId.replace(/^job_/, '').slice(0, 8);
   return `docwright/${short}${slug ? `-${slug}` : ''}`;
+}
+
+/** The first prompt on one line, cut at a word near MAX_TITLE characters. */
+function titleOf(prompt: string): string {
+  const flat = prompt.replace(/\s+/g, ' ').trim();
+  if (flat.length <= MAX_TITLE) return flat;
+  const cut = flat.slice(0, MAX_TITLE);
+  const space = cut.lastIndexOf(' ');
+  return `${space > MAX_TITLE / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 function encodeCursor(row: JobRow): string {
