@@ -24,6 +24,13 @@ const FROM = '2025-03-01';
 const TO = '2025-03-07';
 const QUERY = { dateFrom: '2025-03-01T00:00:00+01:00', dateTo: '2025-03-08T00:00:00+01:00' };
 
+/** What the tests read of the page's elements (this file's Node types know no DOM). */
+interface DomNode {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelectorAll(selector: string): ArrayLike<DomNode>;
+}
+
 interface Counts {
   human: number;
   ai: number;
@@ -106,7 +113,9 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
     page
       .locator(`${selector} tbody tr`)
       .evaluateAll((rows) =>
-        rows.map((row) => Array.from(row.querySelectorAll('td'), (cell) => cell.textContent?.trim() ?? '')),
+        (rows as unknown as DomNode[]).map((row) =>
+          Array.from(row.querySelectorAll('td'), (cell) => cell.textContent?.trim() ?? ''),
+        ),
       );
   const number = (text: string) => Number(text.replace(/[^\d]/g, ''));
 
