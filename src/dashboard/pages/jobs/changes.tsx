@@ -37,7 +37,8 @@ export function ChangesSection({
   canWrite: boolean;
 }) {
   const changes = useChanges(projectId, job.id, job.prLink !== null);
-  const local = isLocalReview(job);
+  // Where the changes were read says whether the repository is on this machine (and so mergeable here).
+  const local = changes.data ? changes.data.source === 'repository' : isLocalReview(job);
 
   let body: ReactNode;
   if (job.prLink === null) {
@@ -121,6 +122,10 @@ function BranchChanges({
       </div>
       {review.state === 'merged' && (
         <p className="muted">Everything on this branch is in {review.baseBranch}.</p>
+      )}
+      {review.note && <p className="muted">{review.note}</p>}
+      {review.source === 'mirror' && review.state !== 'missing' && (
+        <p className="muted">As the agent last pushed it; the pull request is the reference.</p>
       )}
       {review.commits.length > 0 && (
         <details className="commits">

@@ -10,15 +10,18 @@ import {
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query';
+import type { Static } from 'typebox';
+import type { DashboardJob, JobChanges } from '../../../http/routes/dashboard-jobs.ts';
 import { api, seg } from '../../api/client.ts';
-import type { BranchReviewPayload, ConversationPayload, JobPayload } from '../../api/types.ts';
+import type { ConversationPayload, JobPayload } from '../../api/types.ts';
 
 export type Job = JobPayload;
 export type JobStatus = Job['status'];
 export type Conversation = ConversationPayload;
 export type Turn = Conversation['turns'][number];
 export type Message = Conversation['messages'][number];
-export type BranchReview = BranchReviewPayload;
+/** A job branch's commits, files and diff; `source: 'repository'` for a repository on this machine. */
+export type BranchReview = Static<typeof JobChanges>;
 // The payloads of the live stream's events (src/http/schemas.ts JobEvent: its Static type
 // widens the union, so each is named here from the conversation's own types).
 /** `turn`: a turn as in …/messages, and what just happened to it. */
@@ -27,7 +30,7 @@ export type TurnEvent = Turn & { change: string };
 export type Step = Omit<Message, 'id' | 'role'> & { role: Exclude<Message['role'], 'user'> };
 
 /** A row of the dashboard's jobs list: the job, its first prompt as a title, and how many turns it had. */
-export type JobRow = Job & { title: string; turns: number };
+export type JobRow = Static<typeof DashboardJob>;
 export interface JobRowPage {
   jobs: JobRow[];
   nextCursor: string | null;

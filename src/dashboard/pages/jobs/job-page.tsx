@@ -192,7 +192,7 @@ function FollowUp({ projectId, job }: { projectId: string; job: Job }) {
     });
   };
   return (
-    <form className="form prompt-form" onSubmit={submit} aria-label="Follow-up">
+    <form className="form prompt-form" onSubmit={submit}>
       <TextAreaField
         label="Follow-up"
         hint={
