@@ -17,6 +17,9 @@ export interface TrafficChartProps {
 
 const HEIGHT = 260;
 const numbers = new Intl.NumberFormat();
+const utcDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const DAY = 86_400;
+const DAY_STEPS = [DAY, 2 * DAY, 7 * DAY, 14 * DAY, 28 * DAY, 91 * DAY, 182 * DAY, 364 * DAY];
 
 export default function TrafficChart({ series, measure, onDrawn }: TrafficChartProps) {
   const box = useRef<HTMLDivElement>(null);
@@ -123,7 +126,17 @@ function options(
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
-    axes: [axis, { ...axis, size: 56, values: (_u, ticks) => ticks.map((t) => numbers.format(t)) }],
+    axes: [
+      daily
+        ? {
+            ...axis,
+            // Ticks on whole UTC days only, labelled with the date alone.
+            incrs: DAY_STEPS,
+            values: (_u, ticks) => ticks.map((t) => utcDay.format(new Date(t * 1000))),
+          }
+        : axis,
+      { ...axis, size: 56, values: (_u, ticks) => ticks.map((t) => numbers.format(t)) },
+    ],
     series: [
       { label: daily ? 'Day (UTC)' : 'Hour' },
       line(measure === 'visitors' ? 'Human visitors' : 'Human views', humanColour),
