@@ -4,7 +4,7 @@
  * the API agree. The address holds the choices (`?range=7d` or `?from=…&to=…`, `measure`,
  * `page`), so a view can be shared or reloaded.
  */
-import { lazy, Suspense, useId, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useState } from 'react';
 import { useParams, useSearchParams } from 'wouter';
 import { useSettings } from '../../api/settings.ts';
 import { Button } from '../../components/button.tsx';
@@ -33,7 +33,10 @@ import { InstallGuide } from './install.tsx';
 import { type RangeChoice, RangePicker } from './range-picker.tsx';
 import './analytics.css';
 
-const TrafficChart = lazy(() => import('./traffic-chart.tsx'));
+// uPlot comes in its own chunk, asked for as soon as this page loads: it arrives while the
+// page's data is on its way, rather than after it.
+const chartModule = import('./traffic-chart.tsx');
+const TrafficChart = lazy(() => chartModule);
 
 const numbers = new Intl.NumberFormat();
 const fmt = (value: number) => numbers.format(value);
@@ -118,6 +121,7 @@ export default function AnalyticsPage() {
               data-ready={!pages.isPlaceholderData}
               aria-busy={pages.isPlaceholderData}
             >
+              <ReadyMark name="analytics:top-pages-ready" when={!pages.isPlaceholderData} />
               {report.rows.length === 0 ? (
                 <EmptyState title={page === 0 ? 'No pages on these days' : 'No more pages'} />
               ) : (
@@ -171,6 +175,17 @@ export default function AnalyticsPage() {
       </Section>
     </Page>
   );
+}
+
+/**
+ * A `performance.mark` each time a part of the page has its data on screen: the benchmark
+ * (bench/dashboard/analytics-page.ts) times the page by them, as `data-ready` shows it to tests.
+ */
+function ReadyMark({ name, when }: { name: string; when: boolean }) {
+  useEffect(() => {
+    if (when) performance.mark(name);
+  }, [name, when]);
+  return null;
 }
 
 function choiceFrom(params: URLSearchParams): RangeChoice {
@@ -287,6 +302,7 @@ function TrafficOverTime({
       data-testid="traffic-chart"
       data-ready={nothing || drawnFor === data}
     >
+      <ReadyMark name="analytics:chart-ready" when={nothing || drawnFor === data} />
       <figcaption id={captionId} className="figure__caption">
         {what} per {daily ? 'day' : 'hour'}, human and AI.{' '}
         {daily
