@@ -457,6 +457,34 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       ok: 200,
       request: () => ({ path: `/dashboard/api/projects/${p()}/settings`, body: { agent: { draft: true } } }),
     },
+    'GET /dashboard/api/projects/:projectId/keys': {
+      access: 'write',
+      ok: 200,
+      // Reading keys needs write, but reading changes nothing: no CSRF token needed.
+      except: { adminNoCsrf: 0 },
+      request: () => ({ path: `/dashboard/api/projects/${p()}/keys` }),
+    },
+    'POST /dashboard/api/projects/:projectId/keys': {
+      access: 'write',
+      ok: 201,
+      request: () => ({
+        path: `/dashboard/api/projects/${p()}/keys`,
+        body: {
+          name: 'from the dashboard',
+          scope: 'read',
+          expiresInDays: 30,
+          allowedIps: ['203.0.113.0/24'],
+        },
+      }),
+    },
+    'DELETE /dashboard/api/projects/:projectId/keys/:keyId': {
+      access: 'write',
+      ok: 200,
+      request: async () => {
+        const { info } = await t.services.keys.create(projectId, 'to revoke');
+        return { path: `/dashboard/api/projects/${p()}/keys/${info.id}` };
+      },
+    },
     'GET /dashboard/api/jobs/:jobId': {
       access: 'read',
       ok: 200,
