@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { projectAuthenticator } from './auth.ts';
+import { clientIpResolver } from './client-ip.ts';
 import { DASHBOARD_API_PREFIX, dashboardApi, isPublicApiTwin } from './dashboard-api.ts';
 import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
@@ -130,7 +131,10 @@ export async function buildHttpApp({
     clock: services.clock,
   });
   await app.register(async (api) => {
-    api.addHook('onRequest', projectAuthenticator(services.keys, services.projects));
+    api.addHook(
+      'onRequest',
+      projectAuthenticator(services.keys, services.projects, clientIpResolver(settings.trustedProxies)),
+    );
     await api.register(agentJobRoutes, {
       jobs: services.jobs,
       projects: services.projects,

@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST } from '../../scripts/build-dashboard.ts';
+import { KeyService } from '../../src/domain/keys/key-service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type DashboardSession, signIn } from '../helpers/dashboard-session.ts';
 import { createRepository, git, tempDir } from '../helpers/git-repos.ts';
@@ -14,7 +15,15 @@ import { testBackend } from '../helpers/storage.ts';
  * access is decided, not inherited.
  */
 
-type KeyCredential = 'none' | 'revoked' | 'ingest' | 'otherProject' | 'admin';
+type KeyCredential =
+  | 'none'
+  | 'revoked'
+  | 'expired'
+  | 'outsideAllowlist'
+  | 'ingest'
+  | 'read'
+  | 'otherProject'
+  | 'admin';
 type SessionCredential = 'noSession' | 'viewer' | 'adminNoCsrf' | 'adminSession' | 'owner';
 type Credential = KeyCredential | SessionCredential;
 // The admin key and the admin and owner sessions come last, so a route that changes state
@@ -22,7 +31,10 @@ type Credential = KeyCredential | SessionCredential;
 const CREDENTIALS: Credential[] = [
   'none',
   'revoked',
+  'expired',
+  'outsideAllowlist',
   'ingest',
+  'read',
   'otherProject',
   'noSession',
   'viewer',
@@ -36,7 +48,10 @@ const SESSIONS: readonly Credential[] = ['noSession', 'viewer', 'adminNoCsrf', '
 
 /**
  * The public API (a key, never a cookie):
- * - admin: an admin key of the project in the path; ingest: an admin or ingestion key of it;
+ * - admin: an admin key of the project in the path; apiRead: an admin or read key of it;
+ *   ingest: an admin or ingestion key of it. Every key but `outsideAllowlist` is used from
+ *   where it may be (127.0.0.1); that one is an admin key of the project allowed only from
+ *   203.0.113.0/24; `expired` is an admin key of the project that expired yesterday;
  * - review: an admin key of the job's project (a key of another project finds no such job).
  * The dashboard (a session, never a key; state changes need the CSRF token):
  * - read: any account; write (and ingest): admin or owner; manage: owner;
@@ -44,14 +59,43 @@ const SESSIONS: readonly Credential[] = ['noSession', 'viewer', 'adminNoCsrf', '
  * - anonymous: no session needed (signing in), but a key is still refused.
  * public: anyone, whatever is sent.
  */
-type Access = 'admin' | 'ingest' | 'review' | 'read' | 'write' | 'manage' | 'self' | 'anonymous' | 'public';
+type Access =
+  | 'admin'
+  | 'apiRead'
+  | 'ingest'
+  | 'review'
+  | 'read'
+  | 'write'
+  | 'manage'
+  | 'self'
+  | 'anonymous'
+  | 'public';
 
 // 0: the row's `ok` status. Every session is refused by the public API: it takes keys only.
-const API_KEYS = { none: 401, revoked: 401, ingest: 403, otherProject: 403, admin: 0 };
+const API_KEYS = {
+  none: 401,
+  revoked: 401,
+  expired: 401,
+  outsideAllowlist: 403,
+  ingest: 403,
+  read: 403,
+  otherProject: 403,
+  admin: 0,
+};
 const NO_SESSION = { noSession: 401, viewer: 401, adminNoCsrf: 401, adminSession: 401, owner: 401 };
-const NO_KEY = { none: 401, revoked: 401, ingest: 401, otherProject: 401, admin: 401 };
+const NO_KEY = {
+  none: 401,
+  revoked: 401,
+  expired: 401,
+  outsideAllowlist: 401,
+  ingest: 401,
+  read: 401,
+  otherProject: 401,
+  admin: 401,
+};
 const EXPECTED: Record<Exclude<Access, 'public'>, Record<Credential, number>> = {
   admin: { ...API_KEYS, ...NO_SESSION },
+  apiRead: { ...API_KEYS, read: 0, ...NO_SESSION },
   ingest: { ...API_KEYS, ingest: 0, ...NO_SESSION },
   review: { ...API_KEYS, otherProject: 404, ...NO_SESSION },
   read: { ...NO_KEY, noSession: 401, viewer: 0, adminNoCsrf: 0, adminSession: 0, owner: 0 },
@@ -67,12 +111,12 @@ interface Row {
   ok: number;
   /** Overrides for some credentials, where the route's own answer differs. */
   except?: Partial<Record<Credential, number>>;
-  /**
-   * The request; called once per credential, so a row that changes state can make a fresh
-   * target each time. `session` rows ending the session (sign-out) get fresh sessions.
-   */
+  /** The request; called once per credential, so a row that changes state can make a fresh target each time. */
   request: (who: Credential) => Promise<Req> | Req;
-  /** The route ends the session it is called with: each credential gets a fresh one. */
+  /**
+   * The route ends or changes the session or account it is called with (sign-out, password):
+   * each session credential gets a fresh account and session, with FRESH_PASSWORD.
+   */
   endsSession?: boolean;
 }
 interface Req {
@@ -83,6 +127,8 @@ interface Req {
 
 const ORIGIN = 'https://docs.example.com';
 const SIGN_IN = { email: 'signs-in@example.com', password: 'a password for the matrix' };
+/** The password of the fresh sessions that `endsSession` rows get. */
+const FRESH_PASSWORD = 'a fresh password for one row';
 
 describe(`every route checks key, session, scope, role and project (${testBackend})`, () => {
   let t: TestApp;
@@ -109,6 +155,23 @@ describe(`every route checks key, session, scope, role and project (${testBacken
     keys.none = null;
     keys.revoked = revoked.key;
     keys.ingest = (await t.services.keys.create(projectId, 'docs server', 'ingest')).key;
+    keys.read = (await t.services.keys.create(projectId, 'dashboards', 'read')).key;
+    // Made 8 days ago to last 7, by the same service on a clock set back.
+    const eightDaysAgo = () => new Date(Date.now() - 8 * 86_400_000);
+    keys.expired = (
+      await new KeyService(t.services.storage, eightDaysAgo).create(projectId, {
+        name: 'old',
+        scope: 'admin',
+        expiresInDays: 7,
+      })
+    ).key;
+    keys.outsideAllowlist = (
+      await t.services.keys.create(projectId, {
+        name: 'office only',
+        scope: 'admin',
+        allowedIps: ['203.0.113.0/24'],
+      })
+    ).key;
     keys.otherProject = t.key;
     keys.admin = (await t.services.keys.create(projectId, 'admin')).key;
     sessions.viewer = await signIn(t, { role: 'viewer' });
@@ -140,7 +203,7 @@ describe(`every route checks key, session, scope, role and project (${testBacken
     if (who === 'noSession') return {};
     const role = who === 'viewer' ? 'viewer' : who === 'owner' ? 'owner' : 'admin';
     const session = endsSession
-      ? await signIn(t, { role })
+      ? await signIn(t, { role, password: FRESH_PASSWORD })
       : sessions[who === 'adminNoCsrf' ? 'adminSession' : (who as 'viewer' | 'adminSession' | 'owner')];
     return session.headers(who === 'adminNoCsrf' ? { 'x-csrf-token': undefined } : {});
   }
@@ -202,17 +265,17 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       request: () => ({ path: `/v2/agent/${p()}/job`, body: { prompt: 'Add a page about limits' } }),
     },
     'GET /v2/agent/:projectId/job/:id': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}` }),
     },
     'GET /v2/agent/:projectId/jobs': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/jobs` }),
     },
     'GET /v2/agent/:projectId/job/:id/messages': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}/messages` }),
     },
@@ -243,27 +306,27 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       }),
     },
     'GET /v1/analytics/:projectId/visitors': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/visitors${range}` }),
     },
     'GET /v1/analytics/:projectId/views': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/views${range}` }),
     },
     'GET /v1/analytics/:projectId/timeseries': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/timeseries${range}` }),
     },
     'GET /v1/analytics/:projectId/breakdown': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/breakdown${range}` }),
     },
     'GET /v1/analytics/:projectId/settings': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/settings` }),
     },
@@ -317,6 +380,16 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       ok: 204,
       endsSession: true,
       request: () => ({ path: '/dashboard/api/session/sign-out-everywhere' }),
+    },
+    'POST /dashboard/api/session/password': {
+      access: 'self',
+      ok: 204,
+      // The password changes: each caller gets an account of its own.
+      endsSession: true,
+      request: () => ({
+        path: '/dashboard/api/session/password',
+        body: { currentPassword: FRESH_PASSWORD, password: 'the next password' },
+      }),
     },
     'POST /dashboard/api/sign-in-links/redeem': {
       access: 'anonymous',
@@ -398,6 +471,34 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       access: 'write',
       ok: 200,
       request: () => ({ path: `/dashboard/api/projects/${p()}/settings`, body: { agent: { draft: true } } }),
+    },
+    'GET /dashboard/api/projects/:projectId/keys': {
+      access: 'write',
+      ok: 200,
+      // Reading keys needs write, but reading changes nothing: no CSRF token needed.
+      except: { adminNoCsrf: 0 },
+      request: () => ({ path: `/dashboard/api/projects/${p()}/keys` }),
+    },
+    'POST /dashboard/api/projects/:projectId/keys': {
+      access: 'write',
+      ok: 201,
+      request: () => ({
+        path: `/dashboard/api/projects/${p()}/keys`,
+        body: {
+          name: 'from the dashboard',
+          scope: 'read',
+          expiresInDays: 30,
+          allowedIps: ['203.0.113.0/24'],
+        },
+      }),
+    },
+    'DELETE /dashboard/api/projects/:projectId/keys/:keyId': {
+      access: 'write',
+      ok: 200,
+      request: async () => {
+        const { info } = await t.services.keys.create(projectId, 'to revoke');
+        return { path: `/dashboard/api/projects/${p()}/keys/${info.id}` };
+      },
     },
     'GET /dashboard/api/jobs/:jobId': {
       access: 'read',
