@@ -4,14 +4,7 @@
  * schema change breaks the dashboard's type check instead of the page.
  */
 import type { Static } from 'typebox';
-import type { BranchReview, Conversation, ErrorBody, Job, JobList } from '../../http/schemas.ts';
-
-export type ErrorPayload = Static<typeof ErrorBody>;
-export type JobPayload = Static<typeof Job>;
-export type JobListPayload = Static<typeof JobList>;
-export type ConversationPayload = Static<typeof Conversation>;
-export type BranchReviewPayload = Static<typeof BranchReview>;
-
+import type { CreatedKey, KeyInfo, KeyList, NewKeyBody } from '../../http/routes/dashboard-keys.ts';
 import type {
   CheckedProject,
   NewProjectBody,
@@ -21,6 +14,13 @@ import type {
 import type { RedeemLinkBody, SessionView, SignInBody } from '../../http/routes/dashboard-session.ts';
 import type { Settings, SettingsChange } from '../../http/routes/dashboard-settings.ts';
 import type { NewUserBody, SignInLink, User, UserChangeBody } from '../../http/routes/dashboard-users.ts';
+import type { BranchReview, Conversation, ErrorBody, Job, JobList } from '../../http/schemas.ts';
+
+export type ErrorPayload = Static<typeof ErrorBody>;
+export type JobPayload = Static<typeof Job>;
+export type JobListPayload = Static<typeof JobList>;
+export type ConversationPayload = Static<typeof Conversation>;
+export type BranchReviewPayload = Static<typeof BranchReview>;
 
 export type SessionPayload = Static<typeof SessionView>;
 export type SessionUser = SessionPayload['user'];
@@ -44,34 +44,8 @@ export type SettingsPayload = Static<typeof Settings>;
 export type SettingsChangePayload = Static<typeof SettingsChange>;
 export type CodeHostKind = NonNullable<SettingsPayload['agent']['codeHost']>['kind'];
 
-// ---------------------------------------------------------------------------------------------
-// Until the dashboard keys endpoints land, these follow docs/dashboard.md; each is replaced by
-// the Static type of its route's schema when it exists.
-// ---------------------------------------------------------------------------------------------
-
-export type KeyScope = 'admin' | 'read' | 'ingest';
-
-export interface KeyInfo {
-  id: string;
-  name: string;
-  scope: KeyScope;
-  hint: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  allowedIps: string[];
-  revokedAt: string | null;
-}
-export interface KeyList {
-  keys: KeyInfo[];
-}
-export interface NewKeyBody {
-  name: string;
-  scope: KeyScope;
-  expiresInDays: 7 | 30 | 60 | 90 | null;
-  allowedIps?: string[];
-}
-export interface CreatedKey {
-  key: string;
-  info: KeyInfo;
-}
+export type KeyInfoPayload = Static<typeof KeyInfo>;
+export type KeyListPayload = Static<typeof KeyList>;
+export type NewKeyPayload = Static<typeof NewKeyBody>;
+export type CreatedKeyPayload = Static<typeof CreatedKey>;
+export type KeyScope = KeyInfoPayload['scope'];
