@@ -11,7 +11,12 @@ import type {
   Project,
   ProjectChangeBody,
 } from '../../http/routes/dashboard-projects.ts';
-import type { RedeemLinkBody, SessionView, SignInBody } from '../../http/routes/dashboard-session.ts';
+import type {
+  PasswordChangeBody,
+  RedeemLinkBody,
+  SessionView,
+  SignInBody,
+} from '../../http/routes/dashboard-session.ts';
 import type { Settings, SettingsChange } from '../../http/routes/dashboard-settings.ts';
 import type { NewUserBody, SignInLink, User, UserChangeBody } from '../../http/routes/dashboard-users.ts';
 import type { BranchReview, Conversation, ErrorBody, Job, JobList } from '../../http/schemas.ts';
@@ -27,6 +32,7 @@ export type SessionUser = SessionPayload['user'];
 export type Role = SessionUser['role'];
 export type SignInPayload = Static<typeof SignInBody>;
 export type RedeemLinkPayload = Static<typeof RedeemLinkBody>;
+export type PasswordChangePayload = Static<typeof PasswordChangeBody>;
 
 export type UserPayload = Static<typeof User>;
 export type UserListPayload = { users: UserPayload[] };
