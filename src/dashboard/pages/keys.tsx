@@ -104,11 +104,10 @@ function KeysTable({ projectId }: { projectId: string }) {
                 },
                 { header: 'Scope', cell: (key) => SCOPE_LABEL[key.scope] ?? key.scope },
                 { header: 'Key', cell: (key) => <code>{key.hint}</code> },
-                { header: 'Created', cell: (key) => <DateTime iso={key.createdAt} />, secondary: true },
+                { header: 'Created', cell: (key) => <DateTime iso={key.createdAt} /> },
                 {
                   header: 'Last used',
                   cell: (key) => <DateTime iso={key.lastUsedAt} style="relative" />,
-                  secondary: true,
                 },
                 {
                   header: 'Expires',
@@ -117,10 +116,10 @@ function KeysTable({ projectId }: { projectId: string }) {
                 {
                   header: 'Allowed from',
                   cell: (key) => (key.allowedIps.length ? key.allowedIps.join(', ') : 'anywhere'),
-                  secondary: true,
                 },
                 {
-                  header: <span className="visually-hidden">Actions</span>,
+                  header: 'Actions',
+                  hideHeader: true,
                   align: 'end',
                   cell: (key) =>
                     key.revokedAt === null && (

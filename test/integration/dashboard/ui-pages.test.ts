@@ -34,6 +34,16 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
       name: 'Acme API docs',
       repository: 'https://example.com/acme/api-docs.git',
     });
+    // Enough data for the pages to show what they look like in use.
+    await t.services.keys.create(t.project.id, {
+      name: 'docs server',
+      scope: 'ingest',
+      expiresInDays: null,
+      allowedIps: ['203.0.113.0/24'],
+    });
+    const old = await t.services.keys.create(t.project.id, { name: 'old CI', scope: 'read' });
+    await t.services.keys.revoke(old.info.id);
+    await t.services.analytics.updateSettings(t.project.id, { allowedOrigins: ['https://docs.example.com'] });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -101,6 +111,16 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
             .click();
           await settle(page, 'Settings');
         }
+
+        // A new key, shown once.
+        await page.goto(`/projects/${t.project.id}/keys`);
+        await settle(page, 'API keys');
+        await page.getByRole('button', { name: 'Create key' }).click();
+        await page.getByRole('dialog').getByLabel('Name').fill(`screenshot ${device} ${scheme}`);
+        await page.getByRole('dialog').getByRole('button', { name: 'Create key' }).click();
+        await page.getByRole('region', { name: 'New API key' }).waitFor();
+        await expectAccessible(page, `new key (${device}, ${scheme})`);
+        await shot('keys-new-key');
 
         // A dialog, open.
         await page.goto(`/projects/${t.project.id}/keys`);
