@@ -29,9 +29,16 @@ export interface DashboardSession {
  */
 export async function signIn(
   t: TestApp,
-  { role = 'owner', email }: { role?: Role; email?: string } = {},
+  {
+    role = 'owner',
+    email,
+    password = `pw-${randomBytes(12).toString('base64url')}`,
+  }: {
+    role?: Role;
+    email?: string;
+    password?: string;
+  } = {},
 ): Promise<DashboardSession> {
-  const password = `pw-${randomBytes(12).toString('base64url')}`;
   const user = await t.services.users.create({
     email: email ?? `${role}-${randomBytes(4).toString('hex')}@example.com`,
     password,

@@ -65,12 +65,12 @@ interface Row {
   ok: number;
   /** Overrides for some credentials, where the route's own answer differs. */
   except?: Partial<Record<Credential, number>>;
-  /**
-   * The request; called once per credential, so a row that changes state can make a fresh
-   * target each time. `session` rows ending the session (sign-out) get fresh sessions.
-   */
+  /** The request; called once per credential, so a row that changes state can make a fresh target each time. */
   request: (who: Credential) => Promise<Req> | Req;
-  /** The route ends the session it is called with: each credential gets a fresh one. */
+  /**
+   * The route ends or changes the session or account it is called with (sign-out, password):
+   * each session credential gets a fresh account and session, with FRESH_PASSWORD.
+   */
   endsSession?: boolean;
 }
 interface Req {
@@ -81,6 +81,8 @@ interface Req {
 
 const ORIGIN = 'https://docs.example.com';
 const SIGN_IN = { email: 'signs-in@example.com', password: 'a password for the matrix' };
+/** The password of the fresh sessions that `endsSession` rows get. */
+const FRESH_PASSWORD = 'a fresh password for one row';
 
 describe(`every route checks key, session, scope, role and project (${testBackend})`, () => {
   let t: TestApp;
@@ -152,7 +154,7 @@ describe(`every route checks key, session, scope, role and project (${testBacken
     if (who === 'noSession') return {};
     const role = who === 'viewer' ? 'viewer' : who === 'owner' ? 'owner' : 'admin';
     const session = endsSession
-      ? await signIn(t, { role })
+      ? await signIn(t, { role, password: FRESH_PASSWORD })
       : sessions[who === 'adminNoCsrf' ? 'adminSession' : (who as 'viewer' | 'adminSession' | 'owner')];
     return session.headers(who === 'adminNoCsrf' ? { 'x-csrf-token': undefined } : {});
   }
@@ -321,6 +323,16 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       ok: 204,
       endsSession: true,
       request: () => ({ path: '/dashboard/api/session/sign-out-everywhere' }),
+    },
+    'POST /dashboard/api/session/password': {
+      access: 'self',
+      ok: 204,
+      // The password changes: each caller gets an account of its own.
+      endsSession: true,
+      request: () => ({
+        path: '/dashboard/api/session/password',
+        body: { currentPassword: FRESH_PASSWORD, password: 'the next password' },
+      }),
     },
     'POST /dashboard/api/sign-in-links/redeem': {
       access: 'anonymous',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Storage } from '../../storage/database.ts';
 import type { Clock } from '../clock.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError, invalid } from '../errors.ts';
 import { FailureLimiter } from '../rate-limit/failure-limiter.ts';
 import type { Redemption, SignInLinks } from '../users/sign-in-links.ts';
 import type { UserService } from '../users/user-service.ts';
@@ -61,16 +61,39 @@ export class SignInService {
   }
 
   async signIn(email: string, password: string, clientAddress: string): Promise<SignedIn> {
+    const user = await this.checkPassword(email, password, clientAddress);
+    if (!user) throw new DomainError('unauthenticated', 'Wrong email or password');
+    return this.sessions.open(user.id);
+  }
+
+  /**
+   * A signed-in account changes its own password: the current one is checked (and counted
+   * like a sign-in, so a session left open cannot be used to guess it); the account's other
+   * sessions end, this one stays.
+   */
+  async changeOwnPassword(
+    session: AccountSession,
+    change: { currentPassword: string; password: string },
+    clientAddress: string,
+  ): Promise<void> {
+    const user = await this.checkPassword(session.user.email, change.currentPassword, clientAddress);
+    if (user?.id !== session.user.id) throw invalid('currentPassword is not the password of this account');
+    await this.users.update(
+      user.id,
+      { password: change.password },
+      { keepSessionId: session.principal.sessionId },
+    );
+  }
+
+  /** The account if the password is right; failures counted, and refused while over a limit. */
+  private async checkPassword(email: string, password: string, clientAddress: string) {
     // Emails are counted by hash: addresses typed by whoever tries are not stored.
     const account = createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
     await this.perAddress.check(clientAddress);
     await this.perAccount.check(account);
     const user = await this.users.verifyCredentials(email, password);
-    if (!user) {
-      await Promise.all([this.perAccount.fail(account), this.perAddress.fail(clientAddress)]);
-      throw new DomainError('unauthenticated', 'Wrong email or password');
-    }
-    return this.sessions.open(user.id);
+    if (!user) await Promise.all([this.perAccount.fail(account), this.perAddress.fail(clientAddress)]);
+    return user;
   }
 
   /** Uses a one-time link (setting up the account's email and password) and signs in. */

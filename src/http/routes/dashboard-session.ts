@@ -55,6 +55,11 @@ export const RedeemLinkBody = Type.Object({
   password: Type.Optional(Password(`At least ${MIN_PASSWORD_LENGTH} characters.`)),
 });
 
+export const PasswordChangeBody = Type.Object({
+  currentPassword: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+  password: Password(`The new password: at least ${MIN_PASSWORD_LENGTH} characters.`),
+});
+
 const tooMany = Type.Ref('Error', {
   description:
     'Too many failed sign-ins for this account or from this address; Retry-After says when to try again.',
@@ -140,6 +145,30 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
     async (request, reply) => {
       await sessions.revokeAll(signedInSession(request.accountSession).user.id);
       clearSessionCookie(reply, publicUrl);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/session/password',
+    {
+      // Every account may change its own password.
+      config: { permission: 'read' },
+      schema: {
+        summary: 'Change your own password',
+        description:
+          "Checks the current password (failures count like failed sign-ins: 429 with Retry-After over the limit), sets the new one and ends the account's other sessions; this one stays.",
+        ...changeDocs,
+        body: PasswordChangeBody,
+        response: { 204: NoContent, 429: tooMany, ...dashboardBodyErrors },
+      },
+    },
+    async (request, reply) => {
+      await signIn.changeOwnPassword(
+        signedInSession(request.accountSession),
+        request.body,
+        proxyAddr(request.raw, trust),
+      );
       return reply.code(204).send(null);
     },
   );

@@ -316,4 +316,28 @@ describe(`dashboard sessions (${testBackend})`, () => {
     }
     expect(lines.length).toBeGreaterThan(0);
   });
+
+  it('lets an account change its own password: the current one is checked, other sessions end', async () => {
+    t = await startTestApp({ signInLimits: { perAccount: 2 } });
+    const viewer = await signIn(t, { role: 'viewer', password: 'the first password' });
+    const elsewhere = await signInAs(t, viewer.email, 'the first password');
+    const change = (currentPassword: string, password: string) =>
+      viewer.request('POST', '/dashboard/api/session/password', { body: { currentPassword, password } });
+
+    const wrong = await change('not the password', 'the second password');
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({
+      error: 'currentPassword is not the password of this account',
+    });
+    const short = await change('the first password', 'too short');
+    expect(short.status).toBe(400);
+    expect(await short.json()).toMatchObject({ error: expect.stringMatching(/at least 12 characters/) });
+    expect((await change('the first password', 'the second password')).status).toBe(204);
+    expect((await viewer.request('GET', SESSION_PATH)).status).toBe(200);
+    expect((await elsewhere.request('GET', SESSION_PATH)).status).toBe(401);
+    await signInAs(t, viewer.email, 'the second password');
+    // Wrong current passwords count like failed sign-ins.
+    expect((await change('wrong again', 'the third password')).status).toBe(400);
+    expect((await change('the second password', 'the third password')).status).toBe(429);
+  });
 });
