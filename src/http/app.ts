@@ -12,6 +12,7 @@ import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
 import { dashboardAppRoutes } from './routes/dashboard-app.ts';
+import { jobEventRoutes } from './routes/job-events.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { reviewRoutes } from './routes/review.ts';
 import { addSharedSchemas } from './schemas.ts';
@@ -141,6 +142,7 @@ export async function buildHttpApp({
       rateLimiter: services.rateLimiter,
       maxPromptLength: settings.maxPromptLength,
     });
+    await api.register(jobEventRoutes, { jobs: services.jobs, heartbeatMs: settings.eventsHeartbeatMs });
     await api.register(analyticsRoutes, {
       analytics: services.analytics,
       rateLimiter: services.analyticsRateLimiter,

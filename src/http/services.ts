@@ -45,4 +45,6 @@ export interface HttpSettings {
   trustedProxies: readonly string[];
   /** Tracker beacons per client IP per minute per project; 0 disables. */
   collectRateLimitPerMinute: number;
+  /** How often an idle job event stream sends a comment line, so proxies keep it open. */
+  eventsHeartbeatMs: number;
 }

@@ -4,6 +4,8 @@ import path from 'node:path';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JobEventFeed } from '../../../src/domain/jobs/job-event-feed.ts';
+import { JobEventLog } from '../../../src/domain/jobs/job-events.ts';
 import { JobService } from '../../../src/domain/jobs/job-service.ts';
 import { WorkSignal } from '../../../src/domain/jobs/work-signal.ts';
 import { KeyService } from '../../../src/domain/keys/key-service.ts';
@@ -44,7 +46,15 @@ beforeEach(async () => {
 
   projects = new ProjectService(storage, clock);
   keys = new KeyService(storage, clock);
-  jobs = new JobService({ storage, clock, defaultModel: null, workSignal: new WorkSignal() });
+  const events = new JobEventLog(storage);
+  jobs = new JobService({
+    storage,
+    clock,
+    defaultModel: null,
+    workSignal: new WorkSignal(),
+    events,
+    feed: new JobEventFeed({ log: events }),
+  });
   const project = await projects.create({ name: 'Local docs', repository: repo });
   projectId = project.id;
   const created = await keys.create(project.id, 'review');
