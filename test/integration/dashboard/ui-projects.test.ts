@@ -56,6 +56,9 @@ describe(`dashboard projects in Chromium (${testBackend})`, () => {
     const created = (await t.services.projects.list()).find((p) => p.name === 'Handbook');
     expect(created).toMatchObject({ repository: repo, baseBranch: 'main' });
     expect(page.url()).toContain(`/projects/${created?.id}/settings`);
+    // A repository on this machine needs no code host: its settings say so instead of asking for a token.
+    await page.getByText('The repository is on this machine').waitFor();
+    expect(await page.getByLabel(/Access token/).count()).toBe(0);
 
     // The switcher keeps the section and changes the project.
     await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Test docs' });
