@@ -19,17 +19,20 @@ export function UserMenu() {
   const [open, setOpen] = useState(false);
   const [changing, setChanging] = useState(false);
   const menu = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
   const panelId = useId();
 
   useEffect(() => {
     if (!open) return;
+    // Escape closes the menu and gives focus back to its button; a click elsewhere just closes it.
     const close = (event: Event) => {
-      if (
-        event instanceof KeyboardEvent
-          ? event.key === 'Escape'
-          : !menu.current?.contains(event.target as Node)
-      )
+      if (event instanceof KeyboardEvent) {
+        if (event.key !== 'Escape') return;
         setOpen(false);
+        button.current?.focus();
+      } else if (!menu.current?.contains(event.target as Node)) {
+        setOpen(false);
+      }
     };
     document.addEventListener('keydown', close);
     document.addEventListener('pointerdown', close);
@@ -54,6 +57,7 @@ export function UserMenu() {
   return (
     <div className="user-menu" ref={menu}>
       <button
+        ref={button}
         type="button"
         className="user-menu__button"
         aria-expanded={open}

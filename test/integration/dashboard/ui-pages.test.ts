@@ -161,6 +161,38 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     expect(await inPage(page, 'document.activeElement?.textContent')).toBe('Create key');
+
+    // The account menu opens from the keyboard, and Escape closes it back onto its button.
+    const account = page.getByRole('button', { name: /account menu/ });
+    await account.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Sign out everywhere' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Sign out everywhere' }).waitFor({ state: 'hidden' });
+    expect(await inPage(page, "document.activeElement?.getAttribute('aria-expanded')")).toBe('false');
+    await context.close();
+  });
+
+  it('remembers the theme chosen with the toggle over the system preference', async () => {
+    const { page, context } = await openDashboard(browser, t, { colorScheme: 'light' });
+    await signInThroughForm(page, owner.email, PASSWORD);
+    const background = () => inPage<string>(page, 'getComputedStyle(document.body).backgroundColor');
+    const light = await background();
+    await page.getByRole('button', { name: 'Switch to the dark theme' }).click();
+    expect(await inPage(page, 'document.documentElement.dataset.theme')).toBe('dark');
+    expect(await background()).not.toBe(light);
+    await page.reload();
+    await page.getByRole('button', { name: 'Switch to the light theme' }).waitFor();
+    expect(await background()).not.toBe(light);
+    await context.close();
+  });
+
+  it('takes an old review link to the job page', async () => {
+    const job = await t.services.jobs.create(await t.services.projects.get(t.project.id), 'Add a page');
+    const { page, context } = await openDashboard(browser, t);
+    await signInThroughForm(page, owner.email, PASSWORD);
+    await page.goto(`/review/${job.id}`);
+    await page.waitForURL(`**/projects/${t.project.id}/jobs/${job.id}`);
     await context.close();
   });
 
