@@ -46,9 +46,14 @@ export async function buildDashboard({ ifStale = false } = {}): Promise<'built' 
   const { build } = await import('vite');
   const scratch = `${DASHBOARD_DIST}.building-${process.pid}`;
   const started = performance.now();
+  // Vite lets NODE_ENV from the environment decide React's build: a build started by the test
+  // runner (NODE_ENV=test) would otherwise ship React's development build.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
   try {
     await build({
       configFile: path.join(SOURCE, 'vite.config.ts'),
+      mode: 'production',
       logLevel: ifStale ? 'warn' : 'info',
       build: { outDir: scratch },
     });
@@ -56,6 +61,8 @@ export async function buildDashboard({ ifStale = false } = {}): Promise<'built' 
     rmSync(DASHBOARD_DIST, { recursive: true, force: true });
     renameSync(scratch, DASHBOARD_DIST);
   } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
     rmSync(scratch, { recursive: true, force: true });
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

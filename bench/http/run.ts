@@ -1,5 +1,6 @@
 // HTTP benchmark for the job API: requests/s and p50/p99 latency of GET …/job/{id} and
-// POST …/job on the embedded default (SQLite), next to a bare Fastify route, in one run.
+// POST …/job on the embedded default (SQLite), next to a bare Fastify route, in one run; and
+// the same GET through a dashboard session (/dashboard/api/v2/…, cookie instead of key).
 // Usage: npm run bench:http -- [--duration 10] [--rounds 3] [--connections 50]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -70,10 +71,11 @@ const docwright = await start([path.join(root, 'bin/docwright.js'), 'serve', '--
   DOCWRIGHT_RATE_LIMIT: '0',
   DOCWRIGHT_LOG_LEVEL: 'info',
 });
-const { baseUrl, projectId, adminKey } = docwright.banner as {
+const { baseUrl, projectId, adminKey, signInLink } = docwright.banner as {
   baseUrl: string;
   projectId: string;
   adminKey: string;
+  signInLink: string;
 };
 const auth = { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' };
 const created = await fetch(`${baseUrl}/v2/agent/${projectId}/job`, {
@@ -82,14 +84,33 @@ const created = await fetch(`${baseUrl}/v2/agent/${projectId}/job`, {
   body: JSON.stringify({ prompt: 'Benchmark job' }),
 });
 const { id } = (await created.json()) as { id: string };
+// The first start's sign-in link sets up the owner account and opens a session.
+const signedIn = await fetch(`${baseUrl}/dashboard/api/sign-in-links/redeem`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({
+    token: new URL(signInLink).hash.replace('#token=', ''),
+    email: 'bench@example.com',
+    password: 'a benchmark passphrase',
+  }),
+});
+const session = { cookie: (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '' };
 
-const results: Record<'bare' | 'get' | 'post', Figures[]> = { bare: [], get: [], post: [] };
+const results: Record<'bare' | 'get' | 'session' | 'post', Figures[]> = {
+  bare: [],
+  get: [],
+  session: [],
+  post: [],
+};
 console.log(
   `Node ${process.version}; ${connections} connections, ${duration} s per run, ${rounds} rounds (alternating)`,
 );
 for (let round = 1; round <= rounds; round++) {
   results.bare.push(await load({ url: `${bare.banner.baseUrl}/job` }));
   results.get.push(await load({ url: `${baseUrl}/v2/agent/${projectId}/job/${id}`, headers: auth }));
+  results.session.push(
+    await load({ url: `${baseUrl}/dashboard/api/v2/agent/${projectId}/job/${id}`, headers: session }),
+  );
   results.post.push(
     await load({
       url: `${baseUrl}/v2/agent/${projectId}/job`,
@@ -100,7 +121,7 @@ for (let round = 1; round <= rounds; round++) {
   );
   const ratio = (results.get.at(-1)?.rps ?? 0) / (results.bare.at(-1)?.rps ?? 1);
   console.log(
-    `round ${round}: bare ${results.bare.at(-1)?.rps.toFixed(0)} req/s, GET job ${results.get.at(-1)?.rps.toFixed(0)} req/s (${(ratio * 100).toFixed(0)}%), POST job ${results.post.at(-1)?.rps.toFixed(0)} req/s`,
+    `round ${round}: bare ${results.bare.at(-1)?.rps.toFixed(0)} req/s, GET job ${results.get.at(-1)?.rps.toFixed(0)} req/s (${(ratio * 100).toFixed(0)}%), through a session ${results.session.at(-1)?.rps.toFixed(0)} req/s, POST job ${results.post.at(-1)?.rps.toFixed(0)} req/s`,
   );
 }
 
@@ -114,6 +135,7 @@ const row = (name: string, runs: Figures[]) => ({
 console.table([
   row('bare Fastify route', results.bare),
   row('GET /v2/agent/{projectId}/job/{id}', results.get),
+  row('GET /dashboard/api/v2/agent/{projectId}/job/{id} (session)', results.session),
   row('POST /v2/agent/{projectId}/job', results.post),
 ]);
 const ratios = results.get.map((r, i) => r.rps / (results.bare[i]?.rps ?? 1));

@@ -294,7 +294,7 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}/messages` }),
     },
     'GET /v2/agent/:projectId/job/:id/events': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${finishedJobId}/events` }),
     },
@@ -490,6 +490,34 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       access: 'write',
       ok: 200,
       request: () => ({ path: `/dashboard/api/projects/${p()}/settings`, body: { agent: { draft: true } } }),
+    },
+    'GET /dashboard/api/projects/:projectId/keys': {
+      access: 'write',
+      ok: 200,
+      // Reading keys needs write, but reading changes nothing: no CSRF token needed.
+      except: { adminNoCsrf: 0 },
+      request: () => ({ path: `/dashboard/api/projects/${p()}/keys` }),
+    },
+    'POST /dashboard/api/projects/:projectId/keys': {
+      access: 'write',
+      ok: 201,
+      request: () => ({
+        path: `/dashboard/api/projects/${p()}/keys`,
+        body: {
+          name: 'from the dashboard',
+          scope: 'read',
+          expiresInDays: 30,
+          allowedIps: ['203.0.113.0/24'],
+        },
+      }),
+    },
+    'DELETE /dashboard/api/projects/:projectId/keys/:keyId': {
+      access: 'write',
+      ok: 200,
+      request: async () => {
+        const { info } = await t.services.keys.create(projectId, 'to revoke');
+        return { path: `/dashboard/api/projects/${p()}/keys/${info.id}` };
+      },
     },
     'GET /dashboard/api/jobs/:jobId': {
       access: 'read',

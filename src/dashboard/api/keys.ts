@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, seg } from './client.ts';
-import type { CreatedKey, KeyInfo, KeyList, NewKeyBody } from './types.ts';
+import type { CreatedKeyPayload, KeyInfoPayload, KeyListPayload, NewKeyPayload } from './types.ts';
 
 const keysKey = (projectId: string) => ['project', projectId, 'keys'] as const;
 const keysPath = (projectId: string) => `/projects/${seg(projectId)}/keys`;
@@ -8,7 +8,7 @@ const keysPath = (projectId: string) => `/projects/${seg(projectId)}/keys`;
 export function useKeys(projectId: string, enabled = true) {
   return useQuery({
     queryKey: keysKey(projectId),
-    queryFn: () => api.get<KeyList>(keysPath(projectId)),
+    queryFn: () => api.get<KeyListPayload>(keysPath(projectId)),
     select: (list) => list.keys,
     enabled,
   });
@@ -17,7 +17,7 @@ export function useKeys(projectId: string, enabled = true) {
 export function useCreateKey(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: NewKeyBody) => api.post<CreatedKey>(keysPath(projectId), body),
+    mutationFn: (body: NewKeyPayload) => api.post<CreatedKeyPayload>(keysPath(projectId), body),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keysKey(projectId) }),
   });
 }
@@ -25,7 +25,7 @@ export function useCreateKey(projectId: string) {
 export function useRevokeKey(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (keyId: string) => api.delete<KeyInfo>(`${keysPath(projectId)}/${seg(keyId)}`),
+    mutationFn: (keyId: string) => api.delete<KeyInfoPayload>(`${keysPath(projectId)}/${seg(keyId)}`),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keysKey(projectId) }),
   });
 }

@@ -1,6 +1,6 @@
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, setCsrfToken } from './client.ts';
-import type { RedeemLinkPayload, SessionPayload, SignInPayload } from './types.ts';
+import type { PasswordChangePayload, RedeemLinkPayload, SessionPayload, SignInPayload } from './types.ts';
 
 export const sessionKey = ['session'] as const;
 
@@ -47,6 +47,13 @@ export function useSignOut() {
   return useMutation({
     mutationFn: (everywhere: boolean) =>
       everywhere ? api.post<void>('/session/sign-out-everywhere') : api.delete('/session'),
+  });
+}
+
+/** Changes the signed-in account's own password; its other sessions end, this one stays. */
+export function useChangePassword() {
+  return useMutation({
+    mutationFn: (body: PasswordChangePayload) => api.post<void>('/session/password', body),
   });
 }
 

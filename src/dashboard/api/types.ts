@@ -4,6 +4,21 @@
  * schema change breaks the dashboard's type check instead of the page.
  */
 import type { Static } from 'typebox';
+import type { CreatedKey, KeyInfo, KeyList, NewKeyBody } from '../../http/routes/dashboard-keys.ts';
+import type {
+  CheckedProject,
+  NewProjectBody,
+  Project,
+  ProjectChangeBody,
+} from '../../http/routes/dashboard-projects.ts';
+import type {
+  PasswordChangeBody,
+  RedeemLinkBody,
+  SessionView,
+  SignInBody,
+} from '../../http/routes/dashboard-session.ts';
+import type { Settings, SettingsChange } from '../../http/routes/dashboard-settings.ts';
+import type { NewUserBody, SignInLink, User, UserChangeBody } from '../../http/routes/dashboard-users.ts';
 import type { BranchReview, Conversation, ErrorBody, Job, JobList } from '../../http/schemas.ts';
 
 export type ErrorPayload = Static<typeof ErrorBody>;
@@ -12,21 +27,12 @@ export type JobListPayload = Static<typeof JobList>;
 export type ConversationPayload = Static<typeof Conversation>;
 export type BranchReviewPayload = Static<typeof BranchReview>;
 
-import type {
-  CheckedProject,
-  NewProjectBody,
-  Project,
-  ProjectChangeBody,
-} from '../../http/routes/dashboard-projects.ts';
-import type { RedeemLinkBody, SessionView, SignInBody } from '../../http/routes/dashboard-session.ts';
-import type { Settings, SettingsChange } from '../../http/routes/dashboard-settings.ts';
-import type { NewUserBody, SignInLink, User, UserChangeBody } from '../../http/routes/dashboard-users.ts';
-
 export type SessionPayload = Static<typeof SessionView>;
 export type SessionUser = SessionPayload['user'];
 export type Role = SessionUser['role'];
 export type SignInPayload = Static<typeof SignInBody>;
 export type RedeemLinkPayload = Static<typeof RedeemLinkBody>;
+export type PasswordChangePayload = Static<typeof PasswordChangeBody>;
 
 export type UserPayload = Static<typeof User>;
 export type UserListPayload = { users: UserPayload[] };
@@ -44,34 +50,8 @@ export type SettingsPayload = Static<typeof Settings>;
 export type SettingsChangePayload = Static<typeof SettingsChange>;
 export type CodeHostKind = NonNullable<SettingsPayload['agent']['codeHost']>['kind'];
 
-// ---------------------------------------------------------------------------------------------
-// Until the dashboard keys endpoints land, these follow docs/dashboard.md; each is replaced by
-// the Static type of its route's schema when it exists.
-// ---------------------------------------------------------------------------------------------
-
-export type KeyScope = 'admin' | 'read' | 'ingest';
-
-export interface KeyInfo {
-  id: string;
-  name: string;
-  scope: KeyScope;
-  hint: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  allowedIps: string[];
-  revokedAt: string | null;
-}
-export interface KeyList {
-  keys: KeyInfo[];
-}
-export interface NewKeyBody {
-  name: string;
-  scope: KeyScope;
-  expiresInDays: 7 | 30 | 60 | 90 | null;
-  allowedIps?: string[];
-}
-export interface CreatedKey {
-  key: string;
-  info: KeyInfo;
-}
+export type KeyInfoPayload = Static<typeof KeyInfo>;
+export type KeyListPayload = Static<typeof KeyList>;
+export type NewKeyPayload = Static<typeof NewKeyBody>;
+export type CreatedKeyPayload = Static<typeof CreatedKey>;
+export type KeyScope = KeyInfoPayload['scope'];

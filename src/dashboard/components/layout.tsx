@@ -1,8 +1,6 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useProjects } from '../api/projects.ts';
-import { forgetSession, useSignOut } from '../api/session.ts';
 import {
   lastProject,
   projectIdFromPath,
@@ -10,10 +8,10 @@ import {
   rememberProject,
   sectionFromPath,
 } from './current-project.ts';
-import { useCan, useCurrentUser } from './current-user.tsx';
-import { CloseIcon, MenuIcon, MoonIcon, SunIcon, UserIcon } from './icons.tsx';
+import { useCan } from './current-user.tsx';
+import { CloseIcon, MenuIcon, MoonIcon, SunIcon } from './icons.tsx';
 import { useTheme } from './theme.ts';
-import { useToast } from './toasts.tsx';
+import { UserMenu } from './user-menu.tsx';
 
 const PROJECT_SECTIONS = [
   { section: 'jobs', label: 'Jobs' },
@@ -165,74 +163,5 @@ function ThemeToggle() {
       {theme === 'dark' ? <SunIcon /> : <MoonIcon />}
       <span className="visually-hidden">Switch to the {next} theme</span>
     </button>
-  );
-}
-
-function UserMenu() {
-  const user = useCurrentUser();
-  const signOut = useSignOut();
-  const queryClient = useQueryClient();
-  const toast = useToast();
-  const [, navigate] = useLocation();
-  const [open, setOpen] = useState(false);
-  const menu = useRef<HTMLDivElement>(null);
-  const panelId = useId();
-
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: Event) => {
-      if (
-        event instanceof KeyboardEvent
-          ? event.key === 'Escape'
-          : !menu.current?.contains(event.target as Node)
-      )
-        setOpen(false);
-    };
-    document.addEventListener('keydown', close);
-    document.addEventListener('pointerdown', close);
-    return () => {
-      document.removeEventListener('keydown', close);
-      document.removeEventListener('pointerdown', close);
-    };
-  }, [open]);
-
-  const leave = async (everywhere: boolean) => {
-    try {
-      await signOut.mutateAsync(everywhere);
-    } catch (error) {
-      toast.error(error instanceof Error ? error.message : 'Could not sign out');
-      return;
-    }
-    navigate('/sign-in', { replace: true });
-    forgetSession(queryClient);
-    toast.success(everywhere ? 'Signed out on every device' : 'Signed out');
-  };
-
-  return (
-    <div className="user-menu" ref={menu}>
-      <button
-        type="button"
-        className="user-menu__button"
-        aria-expanded={open}
-        aria-controls={panelId}
-        onClick={() => setOpen((value) => !value)}
-      >
-        <UserIcon />
-        <span className="user-menu__email">{user.email}</span>
-        <span className="visually-hidden">: account menu</span>
-      </button>
-      <div id={panelId} className="user-menu__panel" hidden={!open}>
-        <p className="user-menu__who">
-          <span className="user-menu__panel-email">{user.email}</span>
-          <span className="badge">{user.role}</span>
-        </p>
-        <button type="button" className="user-menu__item" onClick={() => leave(false)}>
-          Sign out
-        </button>
-        <button type="button" className="user-menu__item" onClick={() => leave(true)}>
-          Sign out everywhere
-        </button>
-      </div>
-    </div>
   );
 }

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { useParams } from 'wouter';
 import { useCreateKey, useKeys, useRevokeKey } from '../api/keys.ts';
-import type { CreatedKey, KeyInfo, KeyScope, NewKeyBody } from '../api/types.ts';
+import type { CreatedKeyPayload, KeyInfoPayload, KeyScope, NewKeyPayload } from '../api/types.ts';
 import { Button } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
 import { useCan } from '../components/current-user.tsx';
@@ -27,7 +27,7 @@ export default function KeysPage() {
   const { projectId } = useParams<{ projectId: string }>();
   const canWrite = useCan('write');
   const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [created, setCreated] = useState<CreatedKeyPayload | null>(null);
 
   return (
     <Page
@@ -52,7 +52,7 @@ export default function KeysPage() {
       {created && <NewKey created={created} onDismiss={() => setCreated(null)} />}
       <Section title="Keys">
         {canWrite ? (
-          <KeyList projectId={projectId} />
+          <KeysTable projectId={projectId} />
         ) : (
           <EmptyState title="Only admins see this project's keys">
             <p>Your role lets you view jobs and analytics. Ask an admin or owner for a key.</p>
@@ -75,9 +75,9 @@ export default function KeysPage() {
   );
 }
 
-function KeyList({ projectId }: { projectId: string }) {
+function KeysTable({ projectId }: { projectId: string }) {
   const keys = useKeys(projectId);
-  const [revoking, setRevoking] = useState<KeyInfo | null>(null);
+  const [revoking, setRevoking] = useState<KeyInfoPayload | null>(null);
   return (
     <>
       <QueryView query={keys} label="Loading keys">
@@ -104,11 +104,10 @@ function KeyList({ projectId }: { projectId: string }) {
                 },
                 { header: 'Scope', cell: (key) => SCOPE_LABEL[key.scope] ?? key.scope },
                 { header: 'Key', cell: (key) => <code>{key.hint}</code> },
-                { header: 'Created', cell: (key) => <DateTime iso={key.createdAt} />, secondary: true },
+                { header: 'Created', cell: (key) => <DateTime iso={key.createdAt} /> },
                 {
                   header: 'Last used',
                   cell: (key) => <DateTime iso={key.lastUsedAt} style="relative" />,
-                  secondary: true,
                 },
                 {
                   header: 'Expires',
@@ -117,10 +116,10 @@ function KeyList({ projectId }: { projectId: string }) {
                 {
                   header: 'Allowed from',
                   cell: (key) => (key.allowedIps.length ? key.allowedIps.join(', ') : 'anywhere'),
-                  secondary: true,
                 },
                 {
-                  header: <span className="visually-hidden">Actions</span>,
+                  header: 'Actions',
+                  hideHeader: true,
                   align: 'end',
                   cell: (key) =>
                     key.revokedAt === null && (
@@ -144,7 +143,7 @@ function KeyList({ projectId }: { projectId: string }) {
   );
 }
 
-function keyState(key: KeyInfo): 'active' | 'revoked' | 'expired' {
+function keyState(key: KeyInfoPayload): 'active' | 'revoked' | 'expired' {
   if (key.revokedAt) return 'revoked';
   if (key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now()) return 'expired';
   return 'active';
@@ -156,7 +155,7 @@ function RevokeDialog({
   onClose,
 }: {
   projectId: string;
-  keyInfo: KeyInfo | null;
+  keyInfo: KeyInfoPayload | null;
   onClose: () => void;
 }) {
   const revoke = useRevokeKey(projectId);
@@ -197,7 +196,7 @@ function CreateKeyForm({
 }: {
   projectId: string;
   onCancel: () => void;
-  onCreated: (created: CreatedKey) => void;
+  onCreated: (created: CreatedKeyPayload) => void;
 }) {
   const create = useCreateKey(projectId);
   const [name, setName] = useState('');
@@ -211,10 +210,10 @@ function CreateKeyForm({
       .split(/[\s,]+/)
       .map((entry) => entry.trim())
       .filter(Boolean);
-    const body: NewKeyBody = {
+    const body: NewKeyPayload = {
       name: name.trim(),
       scope,
-      expiresInDays: expiry === 'never' ? null : (Number(expiry) as NewKeyBody['expiresInDays']),
+      expiresInDays: expiry === 'never' ? null : (Number(expiry) as NewKeyPayload['expiresInDays']),
       ...(allowedIps.length ? { allowedIps } : {}),
     };
     create.mutate(body, { onSuccess: onCreated });
@@ -272,7 +271,7 @@ function CreateKeyForm({
 }
 
 /** The new key, once: it cannot be shown again (only its hash is stored). */
-function NewKey({ created, onDismiss }: { created: CreatedKey; onDismiss: () => void }) {
+function NewKey({ created, onDismiss }: { created: CreatedKeyPayload; onDismiss: () => void }) {
   return (
     <section className="callout callout--warning" aria-label="New API key">
       <p className="callout__title">

@@ -57,29 +57,26 @@ export default function ProjectsPage() {
                         {project.name}
                       </Link>
                       {project.id === current && <span className="badge badge--accent">current</span>}
-                      <span className="cell__sub phone-only">{project.repository}</span>
                     </>
                   ),
                 },
                 {
                   header: 'Repository',
                   cell: (project) => <code className="wrap">{project.repository}</code>,
-                  secondary: true,
                 },
                 {
                   header: 'Base branch',
                   cell: (project) => <code>{project.baseBranch}</code>,
-                  secondary: true,
                 },
                 {
                   header: 'Created',
                   cell: (project) => <DateTime iso={project.createdAt} />,
-                  secondary: true,
                 },
                 ...(owner
                   ? [
                       {
-                        header: <span className="visually-hidden">Actions</span>,
+                        header: 'Actions',
+                        hideHeader: true,
                         align: 'end' as const,
                         cell: (project: ProjectPayload) => (
                           <Button

@@ -34,7 +34,12 @@ export default function SettingsPage() {
         {(data) => (
           <>
             <Section title="Agent" description="The model jobs run on, and how they open pull requests.">
-              <AgentForm projectId={projectId} settings={data} readOnly={!canWrite} />
+              <AgentForm
+                projectId={projectId}
+                repository={project.data?.repository ?? ''}
+                settings={data}
+                readOnly={!canWrite}
+              />
             </Section>
             <Section title="Analytics">
               <AnalyticsForm projectId={projectId} settings={data} readOnly={!canWrite} />
@@ -135,12 +140,18 @@ const HOSTS: { value: CodeHostKind | ''; label: string }[] = [
   { value: 'local', label: 'Local (reviewed in Docwright)' },
 ];
 
+/** A path on the server's machine rather than a URL: its jobs are reviewed and merged in Docwright. */
+const isLocalPath = (repository: string) =>
+  repository !== '' && !/^([a-z][a-z0-9+.-]*:\/\/|[\w.-]+@)/i.test(repository);
+
 function AgentForm({
   projectId,
+  repository,
   settings,
   readOnly,
 }: {
   projectId: string;
+  repository: string;
   settings: SettingsPayload;
   readOnly: boolean;
 }) {
@@ -209,7 +220,12 @@ function AgentForm({
           </option>
         ))}
       </SelectField>
-      {host !== 'local' && (
+      {host === 'local' || (host === '' && isLocalPath(repository)) ? (
+        <p className="field__hint">
+          The repository is on this machine: a job's changes are reviewed and merged on its page here, with no
+          code host or token.
+        </p>
+      ) : (
         <>
           <TextField
             label="API URL (optional)"

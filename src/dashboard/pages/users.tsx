@@ -98,11 +98,11 @@ function UsersList() {
               {
                 header: 'Last sign-in',
                 cell: (user) => <DateTime iso={user.lastSignInAt} style="relative" />,
-                secondary: true,
               },
-              { header: 'Created', cell: (user) => <DateTime iso={user.createdAt} />, secondary: true },
+              { header: 'Created', cell: (user) => <DateTime iso={user.createdAt} /> },
               {
-                header: <span className="visually-hidden">Actions</span>,
+                header: 'Actions',
+                hideHeader: true,
                 align: 'end',
                 cell: (user) => (
                   <div className="button-row">

@@ -88,7 +88,11 @@ export const dashboardProjectRoutes: FastifyPluginAsyncTypebox<DashboardProjectR
         response: { 200: Project, ...dashboardErrors },
       },
     },
-    (request) => projects.get(request.params.projectId),
+    async (request) => {
+      // Named fields only: the project's stored settings (sealed credentials) never leave.
+      const { id, name, repository, baseBranch, createdAt } = await projects.get(request.params.projectId);
+      return { id, name, repository, baseBranch, createdAt };
+    },
   );
 
   app.patch(

@@ -1,12 +1,18 @@
 import type { ProjectRow } from '../schema.ts';
+import { compiledOnce } from './compiled-once.ts';
 import type { Executor } from './executor.ts';
 
 export async function insertProject(db: Executor, row: ProjectRow): Promise<void> {
   await db.insertInto('projects').values(row).execute();
 }
 
-export function findProject(db: Executor, id: string): Promise<ProjectRow | undefined> {
-  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+const selectProject = compiledOnce('findProject', (db, id: string) =>
+  db.selectFrom('projects').selectAll().where('id', '=', id),
+);
+
+/** The project with this id (read on every dashboard request that names one, so compiled once). */
+export async function findProject(db: Executor, id: string): Promise<ProjectRow | undefined> {
+  return (await selectProject(db, id))[0];
 }
 
 export function listProjects(db: Executor): Promise<ProjectRow[]> {

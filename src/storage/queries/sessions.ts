@@ -1,4 +1,5 @@
 import type { SessionRow } from '../schema.ts';
+import { compiledOnce } from './compiled-once.ts';
 import type { Executor } from './executor.ts';
 
 export async function insertSession(db: Executor, row: SessionRow): Promise<void> {
@@ -16,13 +17,8 @@ export interface LiveUserSession {
   user_created_at: string;
 }
 
-/** An unrevoked, unexpired session by its token hash, with its account. */
-export function findLiveUserSession(
-  db: Executor,
-  tokenHash: string,
-  now: string,
-): Promise<LiveUserSession | undefined> {
-  return db
+const selectLiveUserSession = compiledOnce('findLiveUserSession', (db, tokenHash: string, now: string) =>
+  db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
@@ -37,8 +33,16 @@ export function findLiveUserSession(
     ])
     .where('sessions.token_hash', '=', tokenHash)
     .where('sessions.revoked_at', 'is', null)
-    .where('sessions.expires_at', '>', now)
-    .executeTakeFirst();
+    .where('sessions.expires_at', '>', now),
+);
+
+/** An unrevoked, unexpired session by its token hash, with its account (read on every dashboard request). */
+export async function findLiveUserSession(
+  db: Executor,
+  tokenHash: string,
+  now: string,
+): Promise<LiveUserSession | undefined> {
+  return (await selectLiveUserSession(db, tokenHash, now))[0];
 }
 
 export async function touchSession(db: Executor, id: string, at: string): Promise<void> {

@@ -60,6 +60,10 @@ describe(`the server serves the dashboard (${testBackend})`, () => {
     expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(await response.text()).toBe(readFileSync(path.join(DASHBOARD_DIST, script as string), 'utf8'));
 
+    // React's production build, even when the test runner (NODE_ENV=test) ran the build: the
+    // development build's warnings, such as this one, are not in it.
+    expect(await (await get(script as string, {})).text()).not.toContain('cannot be a child of');
+
     const missing = await get('/assets/nope-123.js', {});
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: 'No route GET /assets/nope-123.js' });

@@ -34,6 +34,16 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
       name: 'Acme API docs',
       repository: 'https://example.com/acme/api-docs.git',
     });
+    // Enough data for the pages to show what they look like in use.
+    await t.services.keys.create(t.project.id, {
+      name: 'docs server',
+      scope: 'ingest',
+      expiresInDays: null,
+      allowedIps: ['203.0.113.0/24'],
+    });
+    const old = await t.services.keys.create(t.project.id, { name: 'old CI', scope: 'read' });
+    await t.services.keys.revoke(old.info.id);
+    await t.services.analytics.updateSettings(t.project.id, { allowedOrigins: ['https://docs.example.com'] });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -102,6 +112,16 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
           await settle(page, 'Settings');
         }
 
+        // A new key, shown once.
+        await page.goto(`/projects/${t.project.id}/keys`);
+        await settle(page, 'API keys');
+        await page.getByRole('button', { name: 'Create key' }).click();
+        await page.getByRole('dialog').getByLabel('Name').fill(`screenshot ${device} ${scheme}`);
+        await page.getByRole('dialog').getByRole('button', { name: 'Create key' }).click();
+        await page.getByRole('region', { name: 'New API key' }).waitFor();
+        await expectAccessible(page, `new key (${device}, ${scheme})`);
+        await shot('keys-new-key');
+
         // A dialog, open.
         await page.goto(`/projects/${t.project.id}/keys`);
         await settle(page, 'API keys');
@@ -141,6 +161,38 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     expect(await inPage(page, 'document.activeElement?.textContent')).toBe('Create key');
+
+    // The account menu opens from the keyboard, and Escape closes it back onto its button.
+    const account = page.getByRole('button', { name: /account menu/ });
+    await account.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Sign out everywhere' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Sign out everywhere' }).waitFor({ state: 'hidden' });
+    expect(await inPage(page, "document.activeElement?.getAttribute('aria-expanded')")).toBe('false');
+    await context.close();
+  });
+
+  it('remembers the theme chosen with the toggle over the system preference', async () => {
+    const { page, context } = await openDashboard(browser, t, { colorScheme: 'light' });
+    await signInThroughForm(page, owner.email, PASSWORD);
+    const background = () => inPage<string>(page, 'getComputedStyle(document.body).backgroundColor');
+    const light = await background();
+    await page.getByRole('button', { name: 'Switch to the dark theme' }).click();
+    expect(await inPage(page, 'document.documentElement.dataset.theme')).toBe('dark');
+    expect(await background()).not.toBe(light);
+    await page.reload();
+    await page.getByRole('button', { name: 'Switch to the light theme' }).waitFor();
+    expect(await background()).not.toBe(light);
+    await context.close();
+  });
+
+  it('takes an old review link to the job page', async () => {
+    const job = await t.services.jobs.create(await t.services.projects.get(t.project.id), 'Add a page');
+    const { page, context } = await openDashboard(browser, t);
+    await signInThroughForm(page, owner.email, PASSWORD);
+    await page.goto(`/review/${job.id}`);
+    await page.waitForURL(`**/projects/${t.project.id}/jobs/${job.id}`);
     await context.close();
   });
 

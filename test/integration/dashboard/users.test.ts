@@ -141,11 +141,15 @@ describe(`dashboard accounts (${testBackend})`, () => {
       await held;
     });
     await inside;
-    const second = t.services.users.update(other.id, { role: 'viewer' });
+    // Settled at once into a value, so its refusal is never an unhandled rejection meanwhile.
+    const second = t.services.users.update(other.id, { role: 'viewer' }).then(
+      () => 'demoted',
+      (error: Error) => error.message,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     release();
     await first;
-    await expect(second).rejects.toThrow(/last owner account/);
+    expect(await second).toMatch(/last owner account/);
     expect((await t.services.users.list()).filter((u) => u.role === 'owner').map((u) => u.id)).toEqual([
       other.id,
     ]);
@@ -216,5 +220,45 @@ describe(`dashboard accounts (${testBackend})`, () => {
     expect(await error(again)).toMatch(/used already, has expired/);
     expect((await redeem({ token: 'dwl_nope' })).status).toBe(401);
     await signInAs(t, 'new@example.com', 'my first passphrase');
+  });
+
+  it('a link for an account with a password signs in, may set a new one, and expires after 24 hours', async () => {
+    await t.close();
+    let now = Date.parse('2026-03-02T09:00:00.000Z');
+    t = await startTestApp({ clock: () => new Date(now) });
+    const ada = await signIn(t, { role: 'admin', email: 'ada@example.com', password: 'the old passphrase' });
+    const redeem = (body: Record<string, string>) =>
+      fetch(`${t.baseUrl}/dashboard/api/sign-in-links/redeem`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+
+    const first = await t.services.signInLinks.create(ada.userId);
+    const otherEmail = await redeem({ token: first.token, email: 'bob@example.com' });
+    expect(otherEmail.status).toBe(400);
+    expect(await error(otherEmail)).toBe('This sign-in link is for another email address');
+    const reset = await redeem({
+      token: first.token,
+      email: 'ADA@example.com',
+      password: 'the new passphrase',
+    });
+    expect(reset.status).toBe(200);
+    // The new password ended the sessions opened with the old one.
+    expect((await ada.request('GET', '/dashboard/api/session')).status).toBe(401);
+    await signInAs(t, 'ada@example.com', 'the new passphrase');
+
+    const plain = await t.services.signInLinks.create(ada.userId);
+    expect((await redeem({ token: plain.token })).status).toBe(200);
+    expect((await t.services.users.verifyCredentials('ada@example.com', 'the new passphrase'))?.id).toBe(
+      ada.userId,
+    );
+
+    const late = await t.services.signInLinks.create(ada.userId);
+    now += 24 * 3600 * 1000 - 1000;
+    const soon = await t.services.signInLinks.create(ada.userId);
+    now += 2000;
+    expect((await redeem({ token: late.token })).status).toBe(401);
+    expect((await redeem({ token: soon.token })).status).toBe(200);
   });
 });
