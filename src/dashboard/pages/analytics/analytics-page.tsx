@@ -395,7 +395,6 @@ function BreakdownTables({ breakdown }: { breakdown: Breakdown }) {
               {
                 header: 'Kind',
                 cell: (row) => CATEGORY_LABEL[row.category] ?? row.category,
-                secondary: true,
               },
               { header: 'Visitors', cell: (row) => fmt(row.visitors), align: 'end' },
               { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },

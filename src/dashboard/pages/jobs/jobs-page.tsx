@@ -188,11 +188,10 @@ function JobList({ projectId }: { projectId: string }) {
                   ),
                 },
                 { header: 'Status', cell: (job) => <JobStatusBadge status={job.status} /> },
-                { header: 'Changes', cell: (job) => <ChangeCell job={job} />, secondary: true },
+                { header: 'Changes', cell: (job) => <ChangeCell job={job} /> },
                 {
                   header: 'Updated',
                   cell: (job) => <DateTime iso={job.updatedAt} style="relative" />,
-                  secondary: true,
                 },
               ]}
             />
