@@ -142,6 +142,19 @@ log(
 log(
   `  cached (the same range again):             median ${ms(median(cached))}; samples ${cached.map(ms).join(', ')}`,
 );
+// Where the time goes: each export the page asks for, alone, on a range not asked before.
+const lastFrom = START + (DAYS - RANGE_DAYS) * DAY;
+const query = `dateFrom=${isoDay(lastFrom - DAY)}&dateTo=${isoDay(lastFrom + (RANGE_DAYS - 1) * DAY)}`;
+const apiTimes: string[] = [];
+for (const report of ['timeseries?interval=day&', 'visitors?limit=25&', 'views?limit=25&', 'breakdown?']) {
+  const t0 = performance.now();
+  const response = await fetch(`${info.url}/v1/analytics/${info.main}/${report}${query}`, {
+    headers: { authorization: `Bearer ${info.key}` },
+  });
+  await response.arrayBuffer();
+  apiTimes.push(`${report.split('?')[0]} ${ms(performance.now() - t0)}`);
+}
+log(`  the page's exports alone, another 20-day range, one after the other: ${apiTimes.join(', ')}`);
 const rows = await page.locator('[data-testid=top-pages] tbody tr').count();
 log(
   `  (the last page showed ${rows} top pages and ${await page.locator('[data-testid=traffic-chart] canvas').count()} chart canvas)`,

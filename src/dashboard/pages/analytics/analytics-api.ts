@@ -32,7 +32,7 @@ export function usePages(
   measure: Measure,
   range: DateRange,
   page: number,
-  limit = PAGE_SIZE,
+  { limit = PAGE_SIZE, enabled = true }: { limit?: number; enabled?: boolean } = {},
 ) {
   return useQuery({
     queryKey: key(projectId, measure, range, page, limit),
@@ -51,6 +51,7 @@ export function usePages(
     },
     // Paging keeps the last page on screen until the next one is there.
     placeholderData: keepPreviousData,
+    enabled,
   });
 }
 
@@ -67,10 +68,27 @@ export function useSeries(projectId: string, range: DateRange) {
   });
 }
 
-export function useBreakdown(projectId: string, range: DateRange) {
+/** `enabled`: false until the parts above it have their data (it is the slower query). */
+export function useBreakdown(projectId: string, range: DateRange, enabled: boolean) {
   return useQuery({
+    enabled,
     queryKey: key(projectId, 'breakdown', range),
     queryFn: ({ signal }) =>
       api.get<Breakdown>(analyticsPath(projectId, 'breakdown', toQuery(range)), { signal }),
   });
+}
+
+/**
+ * Views over the whole range, from the time series: a view falls in exactly one bucket (and is
+ * human or AI), so the buckets add up to the views export's totals without asking for them.
+ */
+export function viewTotals(series: Series): CountsPayload {
+  return series.points.reduce(
+    (sum, point) => ({
+      human: sum.human + point.views.human,
+      ai: sum.ai + point.views.ai,
+      total: sum.total + point.views.total,
+    }),
+    { human: 0, ai: 0, total: 0 },
+  );
 }

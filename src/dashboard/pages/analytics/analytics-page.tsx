@@ -20,6 +20,7 @@ import {
   useBreakdown,
   usePages,
   useSeries,
+  viewTotals,
 } from './analytics-api.ts';
 import {
   type DateRange,
@@ -77,11 +78,17 @@ export default function AnalyticsPage() {
         : { range: null, from: next.custom.from, to: next.custom.to, page: null },
     );
 
+  // The page asks only for what it shows: views per page only when they are chosen (the views
+  // export is the slowest on a large project), the views' totals from the time series, and the
+  // breakdown (below the fold) once the chart and the top pages have their data.
+  const series = useSeries(projectId, range);
   const visitors = usePages(projectId, 'visitors', range, measure === 'visitors' ? page : 0);
-  const views = usePages(projectId, 'views', range, measure === 'views' ? page : 0);
+  const views = usePages(projectId, 'views', range, page, { enabled: measure === 'views' });
   const pages = measure === 'visitors' ? visitors : views;
   const settings = useSettings(projectId);
-  const empty = visitors.data?.totals.total === 0 && views.data?.totals.total === 0;
+  const viewsTotals = series.data ? viewTotals(series.data) : undefined;
+  const empty = visitors.data?.totals.total === 0 && viewsTotals?.total === 0;
+  const aboveReady = !series.isPending && !pages.isPending;
 
   return (
     <Page title="Analytics" description="Who reads the docs: people, and AI assistants, agents and crawlers.">
@@ -93,11 +100,7 @@ export default function AnalyticsPage() {
         />
       </div>
 
-      <Totals
-        visitors={visitors.data?.totals}
-        views={views.data?.totals}
-        error={visitors.error ?? views.error}
-      />
+      <Totals visitors={visitors.data?.totals} views={viewsTotals} error={visitors.error ?? series.error} />
 
       {empty && (
         <EmptyState title="No traffic on these days">
@@ -162,6 +165,7 @@ export default function AnalyticsPage() {
       <BreakdownSection
         projectId={projectId}
         range={range}
+        enabled={aboveReady}
         crawlersAsAi={settings.data?.analytics.countAiCrawlersAsAi ?? null}
       />
 
@@ -342,13 +346,15 @@ const pointLabel = (start: string, daily: boolean) =>
 function BreakdownSection({
   projectId,
   range,
+  enabled,
   crawlersAsAi,
 }: {
   projectId: string;
   range: DateRange;
+  enabled: boolean;
   crawlersAsAi: boolean | null;
 }) {
-  const breakdown = useBreakdown(projectId, range);
+  const breakdown = useBreakdown(projectId, range, enabled);
   return (
     <Section
       title="Who reads"
