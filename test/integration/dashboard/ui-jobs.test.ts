@@ -172,6 +172,17 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
     return job as unknown as JobView;
   }
 
+  let finished: JobView | null = null;
+  /** A completed job that changed files (made once, for the tests that only look at one). */
+  async function completedJobWithChanges(): Promise<JobView> {
+    if (!finished) {
+      model.push(...addPage('guides/limits-six'));
+      finished = await waitForJob((await createJob('Add a sixth limits page')).id, 'completed');
+      expect(finished.prLink).not.toBeNull();
+    }
+    return finished;
+  }
+
   it('starts a job from the prompt box and follows it to completed, with its review, without a reload; follow-up, merge, archive', async () => {
     const { page, context, errors } = await open(admin);
     const streams: string[] = [];
@@ -391,9 +402,7 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
   ] as const) {
     for (const scheme of ['light', 'dark'] as const) {
       it(`shows the jobs list and a job accessibly, fitting the screen, on a ${device}, ${scheme}`, async () => {
-        const list = await t.request('GET', `/v2/agent/${projectId}/jobs?status=completed`, { key: apiKey });
-        const done = ((await list.json()) as { jobs: JobView[] }).jobs.find((j) => j.prLink !== null);
-        expect(done).toBeDefined();
+        const done = await completedJobWithChanges();
         const { page, context, errors } = await open(admin, viewport, scheme);
         await page.goto(jobsUrl());
         await page.locator('[data-testid=jobs-list] tbody tr').first().waitFor();
@@ -403,7 +412,7 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
         await expectAccessible(page, `jobs (${device}, ${scheme})`);
         await saveScreenshot(page, `jobs-list-${device}-${scheme}`);
 
-        await page.goto(jobUrl(done?.id as string));
+        await page.goto(jobUrl(done.id));
         await summary(page, 'completed');
         await page.getByTestId('changes').locator('.diff__line').first().waitFor();
         await page.locator('.tool__summary').first().click();

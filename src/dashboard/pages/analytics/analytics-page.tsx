@@ -42,6 +42,15 @@ const TrafficChart = lazy(() => chartModule);
 const numbers = new Intl.NumberFormat();
 const fmt = (value: number) => numbers.format(value);
 
+/** Shorter, for the agents table's column of kinds. */
+const CATEGORY_SHORT: Record<string, string> = {
+  human: 'Person',
+  ai: 'AI',
+  ai_crawler: 'AI crawler',
+  search: 'Search',
+  bot: 'Bot',
+};
+
 const CATEGORY_LABEL: Record<string, string> = {
   human: 'People',
   ai: 'AI assistants and agents',
@@ -128,7 +137,7 @@ export default function AnalyticsPage() {
               {report.rows.length === 0 ? (
                 <EmptyState title={page === 0 ? 'No pages on these days' : 'No more pages'} />
               ) : (
-                <Table
+                <NumbersTable
                   caption={`Top pages by ${measure === 'visitors' ? 'unique visitors' : 'views'}, rows ${page * PAGE_SIZE + 1} to ${page * PAGE_SIZE + report.rows.length}`}
                   rows={report.rows}
                   rowKey={(row) => row.path}
@@ -190,6 +199,15 @@ function ReadyMark({ name, when }: { name: string; when: boolean }) {
     if (when) performance.mark(name);
   }, [name, when]);
   return null;
+}
+
+/** The shared table, kept a table on a phone (see analytics.css). */
+function NumbersTable<Row>(props: Parameters<typeof Table<Row>>[0]) {
+  return (
+    <div className="numbers-table">
+      <Table {...props} />
+    </div>
+  );
 }
 
 function choiceFrom(params: URLSearchParams): RangeChoice {
@@ -322,7 +340,7 @@ function TrafficOverTime({
       )}
       <details className="figure__table">
         <summary>Show the numbers as a table</summary>
-        <Table
+        <NumbersTable
           caption={`${what} per ${daily ? 'UTC day' : 'hour'}`}
           rows={data.points}
           rowKey={(point) => point.start}
@@ -380,7 +398,7 @@ function BreakdownTables({ breakdown }: { breakdown: Breakdown }) {
   if (categories.length === 0) return <EmptyState title="No readers on these days" />;
   return (
     <div className="breakdown" data-testid="breakdown">
-      <Table
+      <NumbersTable
         caption="Readers by kind"
         rows={categories}
         rowKey={(row) => row.category}
@@ -392,16 +410,13 @@ function BreakdownTables({ breakdown }: { breakdown: Breakdown }) {
       />
       {breakdown.agents.length > 0 && (
         <div className="breakdown__agents">
-          <Table
+          <NumbersTable
             caption="Readers by agent"
             rows={agents}
             rowKey={(row) => `${row.category}:${row.agent}`}
             columns={[
               { header: 'Agent', cell: (row) => <span className="wrap">{row.agent}</span> },
-              {
-                header: 'Kind',
-                cell: (row) => CATEGORY_LABEL[row.category] ?? row.category,
-              },
+              { header: 'Kind', cell: (row) => CATEGORY_SHORT[row.category] ?? row.category },
               { header: 'Visitors', cell: (row) => fmt(row.visitors), align: 'end' },
               { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },
             ]}
