@@ -130,6 +130,64 @@ describe(`docwright CLI on ${testBackend}`, () => {
     expect(JSON.parse(json.stderr)).toEqual({ notice: expect.stringContaining(`${fresh}2`) });
   });
 
+  it('creates keys with a scope, an expiry and an IP allowlist, and lists them', async () => {
+    const project = await json([
+      'projects',
+      'create',
+      '--name',
+      'Docs',
+      '--repo',
+      'https://git.invalid/d.git',
+    ]);
+    const create = (...args: string[]) => json(['keys', 'create', '--project', String(project.id), ...args]);
+    const days = (key: Record<string, unknown>) =>
+      (Date.parse(String(key.expiresAt)) - Date.parse(String(key.createdAt))) / 86_400_000;
+
+    const limited = await create(
+      ...['--name', 'office', '--scope', 'read', '--expires-in-days', '30'],
+      ...['--allow-ip', '203.0.113.9/24', '--allow-ip', '2001:DB8::1'],
+    );
+    expect(limited).toMatchObject({ scope: 'read', allowedIps: ['203.0.113.0/24', '2001:db8::1'] });
+    expect(days(limited)).toBe(30);
+    expect(await create('--name', 'forever', '--expires-in-days', 'never')).toMatchObject({
+      expiresAt: null,
+    });
+
+    const badIp = await runCli(
+      ['keys', 'create', '--project', String(project.id), '--allow-ip', '10.0.0.0/33'],
+      env,
+    );
+    expect(badIp.code).toBe(1);
+    expect(badIp.stderr).toBe(
+      'Error: allowedIps: "10.0.0.0/33" is not an IP address or CIDR range (like 203.0.113.7, 203.0.113.0/24 or 2001:db8::/32)\n',
+    );
+    const badDays = await runCli(
+      ['keys', 'create', '--project', String(project.id), '--expires-in-days', '45'],
+      env,
+    );
+    expect(badDays.code).not.toBe(0);
+    expect(badDays.stderr).toMatch(
+      /--expires-in-days <days>' argument '45' is invalid. Allowed choices are 7, 30, 60, 90, never/,
+    );
+
+    // Human output, with the defaults: an admin key for 90 days.
+    const text = await runCli(
+      ['keys', 'create', '--project', String(project.id), '--allow-ip', '10.0.0.1', '--allow-ip', '::1'],
+      env,
+    );
+    const expires = /^Created admin API key .*\nExpires: (\S+)\nAllowed from: 10\.0\.0\.1, ::1\nKey /m.exec(
+      text.stdout,
+    )?.[1];
+    expect((Date.parse(expires ?? '') - Date.now()) / 86_400_000).toBeCloseTo(90, 1);
+    const table = (await runCli(['keys', 'list', '--project', String(project.id)], env)).stdout.split('\n');
+    expect(table[0]).toMatch(
+      /^ID\s+NAME\s+SCOPE\s+KEY\s+CREATED\s+LAST USED\s+EXPIRES\s+ALLOWED IPS\s+REVOKED$/,
+    );
+    const row = (name: string) => table.find((line) => line.includes(` ${name} `)) ?? '';
+    expect(row('office')).toContain(` ${limited.expiresAt}  203.0.113.0/24,2001:db8::1  -`);
+    expect(row('forever')).toMatch(/ never +anywhere +-$/);
+  });
+
   it('describes keys create as making admin, read-only and ingestion keys', async () => {
     const help = await runCli(['keys', 'create', '--help'], env);
     const text = help.stdout.replace(/\s+/g, ' ');
@@ -137,6 +195,12 @@ describe(`docwright CLI on ${testBackend}`, () => {
       'create an API key (shown once): admin, read (reads only), or ingest for a docs server',
     );
     expect(text).toContain('choices: "admin", "read", "ingest"');
+    expect(text).toContain(
+      '--expires-in-days <days> days until the key stops working, or never (choices: "7", "30", "60", "90", "never", default: "90")',
+    );
+    expect(text).toContain(
+      '--allow-ip <ip-or-cidr> an IP address or CIDR range the key may be used from; repeat for more (default: anywhere)',
+    );
     expect(help.stdout).not.toContain('admin API key');
   });
 
