@@ -124,7 +124,8 @@ export async function buildHttpApp({
   addSharedSchemas(app);
 
   await app.register(metaRoutes);
-  await app.register(reviewRoutes, { review: services.review, keys: services.keys });
+  const clientIp = clientIpResolver(settings.trustedProxies);
+  await app.register(reviewRoutes, { review: services.review, keys: services.keys, clientIp });
   await app.register(analyticsCollectRoutes, {
     analytics: services.analytics,
     trustedProxies: settings.trustedProxies,
@@ -132,10 +133,7 @@ export async function buildHttpApp({
     clock: services.clock,
   });
   await app.register(async (api) => {
-    api.addHook(
-      'onRequest',
-      projectAuthenticator(services.keys, services.projects, clientIpResolver(settings.trustedProxies)),
-    );
+    api.addHook('onRequest', projectAuthenticator(services.keys, services.projects, clientIp));
     await api.register(agentJobRoutes, {
       jobs: services.jobs,
       projects: services.projects,
