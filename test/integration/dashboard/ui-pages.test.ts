@@ -63,7 +63,8 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
   /** Waits for the page's heading and for its data (no spinner left). */
   async function settle(page: Page, heading: string) {
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-    await page.waitForFunction("!document.querySelector('.state--loading')");
+    // Polled from here: a predicate evaluated in the page would need eval, which its CSP refuses.
+    await expect.poll(() => page.locator('.state--loading').count(), { timeout: 10_000 }).toBe(0);
   }
 
   for (const [device, viewport] of [
