@@ -140,7 +140,11 @@ export async function buildHttpApp({
       rateLimiter: services.rateLimiter,
       maxPromptLength: settings.maxPromptLength,
     });
-    await api.register(jobEventRoutes, { jobs: services.jobs, heartbeatMs: settings.eventsHeartbeatMs });
+    await api.register(jobEventRoutes, {
+      jobs: services.jobs,
+      heartbeatMs: settings.eventsHeartbeatMs,
+      streamMs: settings.eventsStreamMs,
+    });
     await api.register(analyticsRoutes, {
       analytics: services.analytics,
       rateLimiter: services.analyticsRateLimiter,
