@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { ROLES } from '../../domain/access/principal.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -74,7 +74,9 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
   options,
 ) => {
   const { sessions, signIn, publicUrl } = options;
-  const clientIp = clientIpResolver(options.trustedProxies);
+  const resolveIp = clientIpResolver(options.trustedProxies);
+  // The sign-in limits count per address; a request whose socket is already gone counts as one.
+  const clientIp = (request: FastifyRequest) => resolveIp(request) ?? 'unknown';
 
   function signedIn(reply: FastifyReply, { token, session }: SignedIn) {
     setSessionCookie(reply, publicUrl, token, sessions.absoluteSeconds);
