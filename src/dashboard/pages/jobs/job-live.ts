@@ -61,6 +61,17 @@ export function useJobLive(projectId: string, jobId: string, job: Job | undefine
     };
   }, [projectId, jobId]);
 
+  // A job that just finished: its conversation and changes are read once more, whichever way
+  // (stream or polling) the page learnt of it, so the last turn's end is on screen.
+  const wasLive = useRef(liveNow);
+  useEffect(() => {
+    if (wasLive.current && !liveNow) {
+      refetchSoon();
+      void queryClient.invalidateQueries({ queryKey: jobKeys.changes(projectId, jobId) });
+    }
+    wasLive.current = liveNow;
+  }, [liveNow, projectId, jobId, queryClient, refetchSoon]);
+
   useEffect(() => {
     if (!liveNow || source.current) return;
     const events = new EventSource(jobEventsUrl(projectId, jobId, lastId.current));
