@@ -14,6 +14,8 @@ export interface FirstRun {
   project: ProjectInfo;
   /** Present only when the key was created just now: it is never shown again. */
   newKey: string | null;
+  /** When that key expires (the default lifetime of a key). */
+  newKeyExpiresAt: string | null;
 }
 
 /**
@@ -23,12 +25,12 @@ export interface FirstRun {
 export async function ensureDefaultProject(services: Services): Promise<FirstRun> {
   const existing = await services.projects.list();
   const first = existing[0];
-  if (first) return { project: first, newKey: null };
+  if (first) return { project: first, newKey: null, newKeyExpiresAt: null };
   const repository = path.join(services.config.dataDir, 'repos', 'example-docs');
   await createExampleRepository(repository);
   const project = await services.projects.create({ name: 'Example docs', repository, baseBranch: 'main' });
-  const { key } = await services.keys.create(project.id, 'first-run');
-  return { project, newKey: key };
+  const { key, info } = await services.keys.create(project.id, { name: 'first-run', scope: 'admin' });
+  return { project, newKey: key, newKeyExpiresAt: info.expiresAt };
 }
 
 export interface FirstSignIn {

@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config.ts';
 import { KEY_SCOPES, ROLES } from '../domain/access/principal.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
+import { DEFAULT_EXPIRY_DAYS, EXPIRY_DAYS } from '../domain/keys/key-service.ts';
 import { analyticsImportCommand } from './commands/analytics-import.ts';
 import { analyticsReclassifyCommand } from './commands/analytics-reclassify.ts';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
@@ -127,9 +128,29 @@ function buildProgram(jsonErrors: boolean): Command {
         .choices(KEY_SCOPES)
         .default('admin'),
     )
+    .addOption(
+      new Option('--expires-in-days <days>', 'days until the key stops working, or never')
+        .choices([...EXPIRY_DAYS.map(String), 'never'])
+        .default(String(DEFAULT_EXPIRY_DAYS)),
+    )
+    .addOption(
+      new Option(
+        '--allow-ip <ip-or-cidr>',
+        'an IP address or CIDR range the key may be used from; repeat for more',
+      )
+        .argParser((value: string, previous: string[]) => [...previous, value])
+        .default([], 'anywhere'),
+    )
     .option(...json)
     .action((o) =>
-      createKeyCommand({ project: o.project, name: o.name, scope: o.scope, json: Boolean(o.json) }),
+      createKeyCommand({
+        project: o.project,
+        name: o.name,
+        scope: o.scope,
+        expiresInDays: o.expiresInDays === 'never' ? null : Number(o.expiresInDays),
+        allowedIps: o.allowIp,
+        json: Boolean(o.json),
+      }),
     );
   keys
     .command('list')

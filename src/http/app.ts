@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { projectAuthenticator } from './auth.ts';
+import { clientIpResolver } from './client-ip.ts';
 import { DASHBOARD_API_PREFIX, dashboardApi, isPublicApiTwin } from './dashboard-api.ts';
 import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
@@ -115,7 +116,8 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
   addSharedSchemas(app);
 
   await app.register(metaRoutes);
-  await app.register(reviewRoutes, { review: services.review, keys: services.keys });
+  const clientIp = clientIpResolver(settings.trustedProxies);
+  await app.register(reviewRoutes, { review: services.review, keys: services.keys, clientIp });
   await app.register(analyticsCollectRoutes, {
     analytics: services.analytics,
     trustedProxies: settings.trustedProxies,
@@ -123,7 +125,7 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
     clock: services.clock,
   });
   await app.register(async (api) => {
-    api.addHook('onRequest', projectAuthenticator(services.keys, services.projects));
+    api.addHook('onRequest', projectAuthenticator(services.keys, services.projects, clientIp));
     await api.register(agentJobRoutes, {
       jobs: services.jobs,
       projects: services.projects,

@@ -3,6 +3,7 @@ import { type Permission, type Principal, permits } from '../domain/access/princ
 import { DomainError } from '../domain/errors.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
 import type { ProjectService } from '../domain/projects/project-service.ts';
+import type { ClientIp } from './client-ip.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -43,11 +44,12 @@ export function requirePermission(principal: Principal, permission: Permission):
 }
 
 /**
- * Resolves `Authorization: Bearer <key>` and checks the key belongs to the project in the
- * path and has a scope the route accepts. Runs before the body is read, so an
- * unauthenticated caller learns nothing else.
+ * Resolves `Authorization: Bearer <key>` and checks the key is live (not revoked, not
+ * expired), is used from an address it allows, belongs to the project in the path and has a
+ * scope the route accepts. Runs before the body is read, so an unauthenticated caller learns
+ * nothing else.
  */
-export function projectAuthenticator(keys: KeyService, projects: ProjectService) {
+export function projectAuthenticator(keys: KeyService, projects: ProjectService, clientIp: ClientIp) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const key = bearerKey(request);
     if (key === null) {
@@ -56,7 +58,7 @@ export function projectAuthenticator(keys: KeyService, projects: ProjectService)
         'Missing Authorization header: send "Authorization: Bearer <API key>"',
       );
     }
-    const principal = await keys.authenticate(key);
+    const principal = await keys.authenticate(key, { clientIp: clientIp(request) });
     const { projectId } = request.params as { projectId?: string };
     if (projectId !== undefined && principal.projectId !== projectId) {
       // Existence is checked only for a valid key, and project ids are unguessable.

@@ -3,6 +3,7 @@ import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { dashboardJobLookupRoutes } from './routes/dashboard-job-lookup.ts';
 import { dashboardJobRoutes } from './routes/dashboard-jobs.ts';
+import { dashboardKeyRoutes } from './routes/dashboard-keys.ts';
 import { dashboardProjectRoutes } from './routes/dashboard-projects.ts';
 import { dashboardSessionRoutes } from './routes/dashboard-session.ts';
 import { dashboardSettingsRoutes } from './routes/dashboard-settings.ts';
@@ -51,6 +52,7 @@ export const dashboardApi: FastifyPluginAsync<{ services: HttpServices }> = asyn
     removal: services.projectRemoval,
   });
   await app.register(dashboardSettingsRoutes, { settings: services.settingsOverview });
+  await app.register(dashboardKeyRoutes, { keys: services.keys });
   await app.register(dashboardJobLookupRoutes, { projects: services.projects });
   await app.register(dashboardJobRoutes, { jobs: services.jobs, review: services.review });
 

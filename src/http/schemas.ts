@@ -202,8 +202,12 @@ const error = (description: string) => Type.Ref('Error', { description });
 /** Error responses every authenticated route may give. */
 export const errorResponses = {
   400: error('Invalid request: the body or a parameter is malformed; details name each problem.'),
-  401: error('Missing, malformed, unknown or revoked API key.'),
-  403: error('The API key belongs to another project.'),
+  401: error(
+    'Missing, malformed, unknown, revoked or expired API key (an expired key is told when it expired).',
+  ),
+  403: error(
+    "The API key belongs to another project, its scope does not allow this endpoint (a read key only reads), or the request comes from an address outside the key's IP allowlist.",
+  ),
   404: error('Unknown project, job or route.'),
   429: error('Rate limited; Retry-After says when to try again.'),
   500: error('Internal error; quote the requestId when reporting it.'),

@@ -41,7 +41,7 @@ export interface HttpSettings {
   publicUrl: string;
   bodyLimitBytes: number;
   maxPromptLength: number;
-  /** Proxies whose X-Forwarded-For is believed for a client's address (tracker, sign-in limits). */
+  /** Proxies whose X-Forwarded-For is believed for a client's address (tracker, sign-in limits, key allowlists). */
   trustedProxies: readonly string[];
   /** Tracker beacons per client IP per minute per project; 0 disables. */
   collectRateLimitPerMinute: number;

@@ -40,6 +40,10 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** After this instant the key is refused; null: never expires. */
+  expires_at: string | null;
+  /** JSON array of normalised IP addresses and CIDR ranges the key may be used from; null: anywhere. */
+  allowed_ips: string | null;
 }
 
 export interface JobsTable {

@@ -234,7 +234,36 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
+    const keys = `/dashboard/api/projects/${p}/keys`;
+    const keyChecks = async (): Promise<[Response, string, string][]> => {
+      const created = await owner.request('POST', keys, {
+        body: { name: 'ci', scope: 'read', expiresInDays: null, allowedIps: ['192.0.2.0/24'] },
+      });
+      const { info } = (await created.clone().json()) as { info: { id: string } };
+      return [
+        [created, 'POST', '/dashboard/api/projects/{projectId}/keys'],
+        [
+          await owner.request('POST', keys, { body: { name: 'ci', scope: 'read', allowedIps: ['nope'] } }),
+          'POST',
+          '/dashboard/api/projects/{projectId}/keys',
+        ],
+        [await owner.request('GET', keys), 'GET', '/dashboard/api/projects/{projectId}/keys'],
+        [await viewer.request('GET', keys), 'GET', '/dashboard/api/projects/{projectId}/keys'],
+        [
+          await owner.request('DELETE', `${keys}/${info.id}`),
+          'DELETE',
+          '/dashboard/api/projects/{projectId}/keys/{keyId}',
+        ],
+        [
+          await owner.request('DELETE', `${keys}/key_nope`),
+          'DELETE',
+          '/dashboard/api/projects/{projectId}/keys/{keyId}',
+        ],
+      ];
+    };
     const checks: [Response, string, string][] = [
+      // First: the owner's session ends when it deletes its account below.
+      ...(await keyChecks()),
       [await owner.request('GET', '/dashboard/api/session'), 'GET', '/dashboard/api/session'],
       [await fetch(`${t.baseUrl}/dashboard/api/session`), 'GET', '/dashboard/api/session'],
       [

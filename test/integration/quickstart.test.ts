@@ -47,6 +47,11 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     expect(first.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(first.projectId).toMatch(/^prj_/);
     expect(first.key).toMatch(/^dw_/);
+    // The first key has the default lifetime, and says when it ends.
+    const expires = /Admin API key \(shown once, store it now\): dw_\w+ {2}\(expires (\S+)\)\n/.exec(
+      first.out,
+    )?.[1];
+    expect((Date.parse(expires ?? '') - Date.now()) / 86_400_000).toBeCloseTo(90, 1);
     expect(first.out).toContain(
       'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)\n',
     );

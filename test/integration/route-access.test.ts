@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeyService } from '../../src/domain/keys/key-service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type DashboardSession, signIn } from '../helpers/dashboard-session.ts';
 import { createRepository, git, tempDir } from '../helpers/git-repos.ts';
@@ -12,7 +13,15 @@ import { testBackend } from '../helpers/storage.ts';
  * access is decided, not inherited.
  */
 
-type KeyCredential = 'none' | 'revoked' | 'ingest' | 'otherProject' | 'admin';
+type KeyCredential =
+  | 'none'
+  | 'revoked'
+  | 'expired'
+  | 'outsideAllowlist'
+  | 'ingest'
+  | 'read'
+  | 'otherProject'
+  | 'admin';
 type SessionCredential = 'noSession' | 'viewer' | 'adminNoCsrf' | 'adminSession' | 'owner';
 type Credential = KeyCredential | SessionCredential;
 // The admin key and the admin and owner sessions come last, so a route that changes state
@@ -20,7 +29,10 @@ type Credential = KeyCredential | SessionCredential;
 const CREDENTIALS: Credential[] = [
   'none',
   'revoked',
+  'expired',
+  'outsideAllowlist',
   'ingest',
+  'read',
   'otherProject',
   'noSession',
   'viewer',
@@ -34,7 +46,10 @@ const SESSIONS: readonly Credential[] = ['noSession', 'viewer', 'adminNoCsrf', '
 
 /**
  * The public API (a key, never a cookie):
- * - admin: an admin key of the project in the path; ingest: an admin or ingestion key of it;
+ * - admin: an admin key of the project in the path; apiRead: an admin or read key of it;
+ *   ingest: an admin or ingestion key of it. Every key but `outsideAllowlist` is used from
+ *   where it may be (127.0.0.1); that one is an admin key of the project allowed only from
+ *   203.0.113.0/24; `expired` is an admin key of the project that expired yesterday;
  * - review: an admin key of the job's project (a key of another project finds no such job).
  * The dashboard (a session, never a key; state changes need the CSRF token):
  * - read: any account; write (and ingest): admin or owner; manage: owner;
@@ -42,14 +57,43 @@ const SESSIONS: readonly Credential[] = ['noSession', 'viewer', 'adminNoCsrf', '
  * - anonymous: no session needed (signing in), but a key is still refused.
  * public: anyone, whatever is sent.
  */
-type Access = 'admin' | 'ingest' | 'review' | 'read' | 'write' | 'manage' | 'self' | 'anonymous' | 'public';
+type Access =
+  | 'admin'
+  | 'apiRead'
+  | 'ingest'
+  | 'review'
+  | 'read'
+  | 'write'
+  | 'manage'
+  | 'self'
+  | 'anonymous'
+  | 'public';
 
 // 0: the row's `ok` status. Every session is refused by the public API: it takes keys only.
-const API_KEYS = { none: 401, revoked: 401, ingest: 403, otherProject: 403, admin: 0 };
+const API_KEYS = {
+  none: 401,
+  revoked: 401,
+  expired: 401,
+  outsideAllowlist: 403,
+  ingest: 403,
+  read: 403,
+  otherProject: 403,
+  admin: 0,
+};
 const NO_SESSION = { noSession: 401, viewer: 401, adminNoCsrf: 401, adminSession: 401, owner: 401 };
-const NO_KEY = { none: 401, revoked: 401, ingest: 401, otherProject: 401, admin: 401 };
+const NO_KEY = {
+  none: 401,
+  revoked: 401,
+  expired: 401,
+  outsideAllowlist: 401,
+  ingest: 401,
+  read: 401,
+  otherProject: 401,
+  admin: 401,
+};
 const EXPECTED: Record<Exclude<Access, 'public'>, Record<Credential, number>> = {
   admin: { ...API_KEYS, ...NO_SESSION },
+  apiRead: { ...API_KEYS, read: 0, ...NO_SESSION },
   ingest: { ...API_KEYS, ingest: 0, ...NO_SESSION },
   review: { ...API_KEYS, otherProject: 404, ...NO_SESSION },
   read: { ...NO_KEY, noSession: 401, viewer: 0, adminNoCsrf: 0, adminSession: 0, owner: 0 },
@@ -111,6 +155,23 @@ describe(`every route checks key, session, scope, role and project (${testBacken
     keys.none = null;
     keys.revoked = revoked.key;
     keys.ingest = (await t.services.keys.create(projectId, 'docs server', 'ingest')).key;
+    keys.read = (await t.services.keys.create(projectId, 'dashboards', 'read')).key;
+    // Made 8 days ago to last 7, by the same service on a clock set back.
+    const eightDaysAgo = () => new Date(Date.now() - 8 * 86_400_000);
+    keys.expired = (
+      await new KeyService(t.services.storage, eightDaysAgo).create(projectId, {
+        name: 'old',
+        scope: 'admin',
+        expiresInDays: 7,
+      })
+    ).key;
+    keys.outsideAllowlist = (
+      await t.services.keys.create(projectId, {
+        name: 'office only',
+        scope: 'admin',
+        allowedIps: ['203.0.113.0/24'],
+      })
+    ).key;
     keys.otherProject = t.key;
     keys.admin = (await t.services.keys.create(projectId, 'admin')).key;
     sessions.viewer = await signIn(t, { role: 'viewer' });
@@ -203,22 +264,22 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       request: () => ({ path: `/v2/agent/${p()}/job`, body: { prompt: 'Add a page about limits' } }),
     },
     'GET /v2/agent/:projectId/job/:id': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}` }),
     },
     'GET /v2/agent/:projectId/jobs': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/jobs` }),
     },
     'GET /v2/agent/:projectId/job/:id/messages': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}/messages` }),
     },
     'GET /v2/agent/:projectId/job/:id/events': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${finishedJobId}/events` }),
     },
@@ -249,27 +310,27 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       }),
     },
     'GET /v1/analytics/:projectId/visitors': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/visitors${range}` }),
     },
     'GET /v1/analytics/:projectId/views': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/views${range}` }),
     },
     'GET /v1/analytics/:projectId/timeseries': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/timeseries${range}` }),
     },
     'GET /v1/analytics/:projectId/breakdown': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/breakdown${range}` }),
     },
     'GET /v1/analytics/:projectId/settings': {
-      access: 'admin',
+      access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v1/analytics/${p()}/settings` }),
     },
@@ -414,6 +475,34 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       access: 'write',
       ok: 200,
       request: () => ({ path: `/dashboard/api/projects/${p()}/settings`, body: { agent: { draft: true } } }),
+    },
+    'GET /dashboard/api/projects/:projectId/keys': {
+      access: 'write',
+      ok: 200,
+      // Reading keys needs write, but reading changes nothing: no CSRF token needed.
+      except: { adminNoCsrf: 0 },
+      request: () => ({ path: `/dashboard/api/projects/${p()}/keys` }),
+    },
+    'POST /dashboard/api/projects/:projectId/keys': {
+      access: 'write',
+      ok: 201,
+      request: () => ({
+        path: `/dashboard/api/projects/${p()}/keys`,
+        body: {
+          name: 'from the dashboard',
+          scope: 'read',
+          expiresInDays: 30,
+          allowedIps: ['203.0.113.0/24'],
+        },
+      }),
+    },
+    'DELETE /dashboard/api/projects/:projectId/keys/:keyId': {
+      access: 'write',
+      ok: 200,
+      request: async () => {
+        const { info } = await t.services.keys.create(projectId, 'to revoke');
+        return { path: `/dashboard/api/projects/${p()}/keys/${info.id}` };
+      },
     },
     'GET /dashboard/api/jobs/:jobId': {
       access: 'read',

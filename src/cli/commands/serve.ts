@@ -40,6 +40,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     signInLinkExpiresAt: firstSignIn?.expiresAt ?? null,
     projectId: firstRun.project.id,
     adminKey: firstRun.newKey,
+    adminKeyExpiresAt: firstRun.newKeyExpiresAt,
     model: config.model,
     modelProblem,
     database: config.database.kind,
@@ -55,7 +56,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
         : `Dashboard: ${b.dashboardUrl}  (lost your password? npx docwright users sign-in-link --email <your email>)`,
       `Default project: ${b.projectId}  (${firstRun.project.name}, ${firstRun.project.repository})`,
       b.adminKey
-        ? `Admin API key (shown once, store it now): ${b.adminKey}`
+        ? `Admin API key (shown once, store it now): ${b.adminKey}  (expires ${b.adminKeyExpiresAt})`
         : 'Admin API key: created on first start; make another with `docwright keys create --project <id>`',
       b.model === null
         ? 'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)'

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import proxyAddr from 'proxy-addr';
 import { Type } from 'typebox';
 import type { AnalyticsService } from '../../domain/analytics/analytics-service.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { InMemoryRateLimiter } from '../../domain/rate-limit/in-memory-rate-limiter.ts';
+import { clientIpResolver } from '../client-ip.ts';
 import { errorResponses } from '../schemas.ts';
 import { TRACKER_SCRIPT } from '../tracker/script.ts';
 
@@ -37,7 +37,7 @@ export const analyticsCollectRoutes: FastifyPluginAsyncTypebox<AnalyticsCollectO
   options,
 ) => {
   const { analytics } = options;
-  const trust = proxyAddr.compile([...options.trustedProxies]);
+  const clientIp = clientIpResolver(options.trustedProxies);
   const limiter = new InMemoryRateLimiter({
     clock: options.clock,
     limit: options.rateLimitPerMinute,
@@ -102,7 +102,7 @@ export const analyticsCollectRoutes: FastifyPluginAsyncTypebox<AnalyticsCollectO
     async (request, reply) => {
       const { projectId } = request.params;
       await allowOrigin(request, reply, projectId);
-      const ip = proxyAddr(request.raw, trust);
+      const ip = clientIp(request) ?? undefined;
       // After the Origin check: refused requests neither use a client's budget nor add keys.
       limiter.hit(`${projectId} ${ip}`);
       const result = await analytics.ingest(projectId, [
