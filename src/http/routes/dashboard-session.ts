@@ -107,7 +107,10 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
       },
     },
     async (request, reply) =>
-      signedIn(reply, await signIn.signIn(request.body.email, request.body.password, clientIp(request))),
+      signedIn(
+        reply,
+        await signIn.signIn(request.body.email, request.body.password, clientIp(request) ?? 'unknown'),
+      ),
   );
 
   app.delete(
@@ -164,7 +167,7 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
       await signIn.changeOwnPassword(
         signedInSession(request.accountSession),
         request.body,
-        clientIp(request),
+        clientIp(request) ?? 'unknown',
       );
       return reply.code(204).send(null);
     },
