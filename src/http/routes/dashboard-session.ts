@@ -109,7 +109,10 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
       },
     },
     async (request, reply) =>
-      signedIn(reply, await signIn.signIn(request.body.email, request.body.password, clientIp(request))),
+      signedIn(
+        reply,
+        await signIn.signIn(request.body.email, request.body.password, clientIp(request) ?? 'unknown'),
+      ),
   );
 
   app.delete(
@@ -166,7 +169,7 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
       await signIn.changeOwnPassword(
         signedInSession(request.accountSession),
         request.body,
-        clientIp(request),
+        clientIp(request) ?? 'unknown',
       );
       return reply.code(204).send(null);
     },
