@@ -99,6 +99,7 @@ export async function openServices(
     trustedProxies: analyticsOptions.trustedProxies,
     collectRateLimitPerMinute: analyticsOptions.collectRateLimitPerMinute,
     eventsHeartbeatMs: config.http.eventsHeartbeatSeconds * 1000,
+    eventsStreamMs: config.http.eventsStreamSeconds * 1000,
   };
   return {
     config,

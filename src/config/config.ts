@@ -23,6 +23,8 @@ export interface Config {
     rateLimitWindowSeconds: number;
     /** Seconds between the comment lines an idle job event stream sends. */
     eventsHeartbeatSeconds: number;
+    /** Seconds one job event stream lasts before the server ends it and the client reconnects, authenticated again. */
+    eventsStreamSeconds: number;
   };
   worker: {
     concurrency: number;
@@ -101,6 +103,8 @@ export const SETTINGS = {
   DOCWRIGHT_RATE_LIMIT_WINDOW_SECONDS: 'Length of the rate-limit window in seconds (default 3600).',
   DOCWRIGHT_EVENTS_HEARTBEAT_SECONDS:
     'Seconds between the comment lines an idle job event stream sends so proxies keep it open (default 15).',
+  DOCWRIGHT_EVENTS_STREAM_SECONDS:
+    'Seconds one job event stream lasts before the server ends it; the client resumes, and its key or session is checked again (default 600).',
   DOCWRIGHT_WORKER_CONCURRENCY: 'Turns one worker process runs at once (default 2).',
   DOCWRIGHT_LEASE_SECONDS:
     'How long a claimed turn is held without a heartbeat before another worker may take it (default 60).',
@@ -133,7 +137,7 @@ export const SETTINGS = {
     'Days a rotated salt is kept after its period ends, then deleted so old visitor ids cannot be recomputed (default 7).',
   DOCWRIGHT_ANALYTICS_MAX_BATCH: 'Most events in one ingestion request (default 1000).',
   DOCWRIGHT_TRUSTED_PROXIES:
-    "Proxies whose X-Forwarded-For is believed for a client's address (the browser collect endpoint, API key IP allowlists, the dashboard sign-in limit): IPs, CIDRs, loopback, linklocal, uniquelocal; comma-separated (default none).",
+    "Proxies whose X-Forwarded-For is believed for the client's address (browser collect endpoint, API key IP allowlists, dashboard sign-in limit): IPs, CIDRs, loopback, linklocal, uniquelocal; comma-separated (default none).",
   DOCWRIGHT_ANALYTICS_RATE_LIMIT:
     'Analytics export requests per project per window; 0 disables (default 1000).',
   DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT:
@@ -185,6 +189,7 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       rateLimitWindowSeconds: read.integer('DOCWRIGHT_RATE_LIMIT_WINDOW_SECONDS', { min: 1 }) ?? 3600,
       eventsHeartbeatSeconds:
         read.number('DOCWRIGHT_EVENTS_HEARTBEAT_SECONDS', { min: 0.05, max: 3600 }) ?? 15,
+      eventsStreamSeconds: read.number('DOCWRIGHT_EVENTS_STREAM_SECONDS', { min: 0.1, max: 86_400 }) ?? 600,
     },
     worker: {
       concurrency: read.integer('DOCWRIGHT_WORKER_CONCURRENCY', { min: 1, max: 256 }) ?? 2,

@@ -124,7 +124,8 @@ export async function buildHttpApp({
   addSharedSchemas(app);
 
   await app.register(metaRoutes);
-  await app.register(reviewRoutes, { review: services.review, keys: services.keys });
+  const clientIp = clientIpResolver(settings.trustedProxies);
+  await app.register(reviewRoutes, { review: services.review, keys: services.keys, clientIp });
   await app.register(analyticsCollectRoutes, {
     analytics: services.analytics,
     trustedProxies: settings.trustedProxies,
@@ -132,17 +133,18 @@ export async function buildHttpApp({
     clock: services.clock,
   });
   await app.register(async (api) => {
-    api.addHook(
-      'onRequest',
-      projectAuthenticator(services.keys, services.projects, clientIpResolver(settings.trustedProxies)),
-    );
+    api.addHook('onRequest', projectAuthenticator(services.keys, services.projects, clientIp));
     await api.register(agentJobRoutes, {
       jobs: services.jobs,
       projects: services.projects,
       rateLimiter: services.rateLimiter,
       maxPromptLength: settings.maxPromptLength,
     });
-    await api.register(jobEventRoutes, { jobs: services.jobs, heartbeatMs: settings.eventsHeartbeatMs });
+    await api.register(jobEventRoutes, {
+      jobs: services.jobs,
+      heartbeatMs: settings.eventsHeartbeatMs,
+      streamMs: settings.eventsStreamMs,
+    });
     await api.register(analyticsRoutes, {
       analytics: services.analytics,
       rateLimiter: services.analyticsRateLimiter,

@@ -63,7 +63,11 @@ export const dashboardApi: FastifyPluginAsync<{ services: HttpServices }> = asyn
     rateLimiter: services.rateLimiter,
     maxPromptLength: settings.maxPromptLength,
   });
-  await app.register(jobEventRoutes, { jobs: services.jobs, heartbeatMs: settings.eventsHeartbeatMs });
+  await app.register(jobEventRoutes, {
+    jobs: services.jobs,
+    heartbeatMs: settings.eventsHeartbeatMs,
+    streamMs: settings.eventsStreamMs,
+  });
   await app.register(analyticsRoutes, {
     analytics: services.analytics,
     rateLimiter: services.analyticsRateLimiter,

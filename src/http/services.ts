@@ -47,4 +47,6 @@ export interface HttpSettings {
   collectRateLimitPerMinute: number;
   /** How often an idle job event stream sends a comment line, so proxies keep it open. */
   eventsHeartbeatMs: number;
+  /** How long one job event stream lasts; the client reconnects and is authenticated again. */
+  eventsStreamMs: number;
 }

@@ -163,6 +163,19 @@ describe(`API key expiry, IP allowlists and read-only keys (${testBackend})`, ()
       });
     });
 
+    it('holds on the review routes too: an allowed address gets through to the job, another is refused', async () => {
+      const app = await start();
+      const allowed = await withAllowlist(app, ['127.0.0.1']);
+      const elsewhere = await withAllowlist(app, ['203.0.113.0/24']);
+      // No such job: a key that passes its checks is told so, a refused one never gets that far.
+      expect((await app.request('GET', '/review/job_nosuchjob', { key: allowed })).status).toBe(404);
+      expect(await errorOf(await app.request('GET', '/review/job_nosuchjob', { key: elsewhere }))).toEqual({
+        status: 403,
+        error: 'This API key may not be used from 127.0.0.1',
+      });
+      expect((await app.request('POST', '/review/job_nosuchjob/merge', { key: elsewhere })).status).toBe(403);
+    });
+
     it('matches IPv6 peers, and IPv4 entries against the IPv4-mapped addresses of a dual-stack socket', async () => {
       const app = await start();
       // The same services behind a server listening on every address, IPv6 included.

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
-import proxyAddr from 'proxy-addr';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { ROLES } from '../../domain/access/principal.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { AccountSession, SessionService } from '../../domain/sessions/session-service.ts';
 import type { SignedIn, SignInService } from '../../domain/sessions/sign-in.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/users/account-fields.ts';
+import { clientIpResolver } from '../client-ip.ts';
 import { clearSessionCookie, setSessionCookie } from '../session-auth.ts';
 import {
   changeDocs,
@@ -74,7 +74,9 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
   options,
 ) => {
   const { sessions, signIn, publicUrl } = options;
-  const trust = proxyAddr.compile([...options.trustedProxies]);
+  const resolveIp = clientIpResolver(options.trustedProxies);
+  // A request whose socket is gone has no address; it gets no answer either, so any key will do.
+  const clientIp = (request: FastifyRequest) => resolveIp(request) ?? 'unknown';
 
   function signedIn(reply: FastifyReply, { token, session }: SignedIn) {
     setSessionCookie(reply, publicUrl, token, sessions.absoluteSeconds);
@@ -109,7 +111,7 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
     async (request, reply) =>
       signedIn(
         reply,
-        await signIn.signIn(request.body.email, request.body.password, proxyAddr(request.raw, trust)),
+        await signIn.signIn(request.body.email, request.body.password, clientIp(request) ?? 'unknown'),
       ),
   );
 
@@ -167,7 +169,7 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
       await signIn.changeOwnPassword(
         signedInSession(request.accountSession),
         request.body,
-        proxyAddr(request.raw, trust),
+        clientIp(request) ?? 'unknown',
       );
       return reply.code(204).send(null);
     },

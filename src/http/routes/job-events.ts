@@ -9,6 +9,11 @@ export interface JobEventRoutesOptions {
   jobs: JobService;
   /** Comment lines keep an idle stream open through proxies. */
   heartbeatMs: number;
+  /**
+   * A stream ends after this long even while its job runs: the client resumes from its last id,
+   * and the new request is authenticated again (a revoked key or ended session stops there).
+   */
+  streamMs: number;
 }
 
 /** What an EventSource waits before reconnecting after the stream broke. */
@@ -41,7 +46,7 @@ const EventsHeaders = Type.Object({
  * yields them, until the job is finished, the client goes away or the server closes.
  */
 export const jobEventRoutes: FastifyPluginAsyncTypebox<JobEventRoutesOptions> = async (app, options) => {
-  const { jobs, heartbeatMs } = options;
+  const { jobs, heartbeatMs, streamMs } = options;
   const streams = new Set<AbortController>();
   let closing = false;
   // Open streams would hold the server's close until their jobs finish: end them first.
@@ -60,7 +65,7 @@ export const jobEventRoutes: FastifyPluginAsyncTypebox<JobEventRoutesOptions> = 
         description:
           "A `text/event-stream` of the job's status changes, turns, stored messages, the agent's steps as they happen and its pull request. " +
           "Without Last-Event-ID it starts with the job's current status (id 0), then replays every event of the job; with it, it sends only later events. " +
-          'A comment line comes every 15 s (DOCWRIGHT_EVENTS_HEARTBEAT_SECONDS). The stream ends after the job is completed, failed or archived; polling the job works as before.',
+          'A comment line comes every 15 s (DOCWRIGHT_EVENTS_HEARTBEAT_SECONDS). The stream ends after the job is completed, failed or archived, and otherwise after 10 minutes (DOCWRIGHT_EVENTS_STREAM_SECONDS): resume from the last id, as EventSource does by itself, and the key is checked again. Polling the job works as before.',
         tags: ['Agent jobs'],
         security: [{ bearerAuth: [] }],
         params: JobParams,
@@ -92,6 +97,7 @@ export const jobEventRoutes: FastifyPluginAsyncTypebox<JobEventRoutesOptions> = 
       streams.add(controller);
       const response = new EventStreamResponse(reply.raw);
       reply.raw.on('close', () => controller.abort());
+      const lifetime = setTimeout(() => controller.abort(), streamMs);
       response.open(reply.getHeaders() as OutgoingHttpHeaders, { retryMs: RETRY_MS, heartbeatMs });
       try {
         for await (const batch of stream) {
@@ -102,6 +108,7 @@ export const jobEventRoutes: FastifyPluginAsyncTypebox<JobEventRoutesOptions> = 
         // The head is sent: all that is left is to end the stream; the client resumes from its last id.
         request.log.error({ err: error }, 'job event stream failed');
       } finally {
+        clearTimeout(lifetime);
         streams.delete(controller);
         response.end();
         // The server is closing: an idle keep-alive connection would keep it waiting.

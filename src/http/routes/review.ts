@@ -6,11 +6,14 @@ import { DomainError } from '../../domain/errors.ts';
 import type { KeyService } from '../../domain/keys/key-service.ts';
 import type { ReviewService } from '../../domain/review/review-service.ts';
 import { bearerKey, requirePermission } from '../auth.ts';
+import type { ClientIp } from '../client-ip.ts';
 import { errorResponses, ok } from '../schemas.ts';
 
 export interface ReviewRoutesOptions {
   review: ReviewService;
   keys: KeyService;
+  /** The caller's address, for keys limited to some addresses. */
+  clientIp: ClientIp;
 }
 
 const JobIdParams = Type.Object({
@@ -26,7 +29,7 @@ const security = [{ bearerAuth: [] }];
  * opening it is sent to the job's page in the dashboard, where people review and merge.
  */
 export const reviewRoutes: FastifyPluginAsyncTypebox<ReviewRoutesOptions> = async (app, options) => {
-  const { review, keys } = options;
+  const { review, keys, clientIp } = options;
 
   async function caller(request: FastifyRequest): Promise<KeyPrincipal> {
     const key = bearerKey(request);
@@ -36,7 +39,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<ReviewRoutesOptions> = asyn
         'Missing Authorization header: send "Authorization: Bearer <admin API key>", or open this page in a browser to review it in the dashboard',
       );
     }
-    const principal = await keys.authenticate(key);
+    const principal = await keys.authenticate(key, { clientIp: clientIp(request) });
     requirePermission(principal, 'write');
     return principal;
   }

@@ -11,6 +11,7 @@ import { WorkSignal } from '../../../src/domain/jobs/work-signal.ts';
 import { KeyService } from '../../../src/domain/keys/key-service.ts';
 import { ProjectService } from '../../../src/domain/projects/project-service.ts';
 import { ReviewService } from '../../../src/domain/review/review-service.ts';
+import { clientIpResolver } from '../../../src/http/client-ip.ts';
 import { installErrorHandling } from '../../../src/http/errors.ts';
 import { reviewRoutes } from '../../../src/http/routes/review.ts';
 import { addSharedSchemas } from '../../../src/http/schemas.ts';
@@ -81,6 +82,7 @@ beforeEach(async () => {
       }),
     ),
     keys,
+    clientIp: clientIpResolver([]),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => app.close());

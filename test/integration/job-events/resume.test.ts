@@ -111,9 +111,11 @@ describe(`job event stream: resume, heartbeat, end, errors, on ${testBackend}`, 
     const seen = first.events;
     await first.cancel();
 
-    // While nobody listens, the job starts and is archived.
+    // While nobody listens, the job starts (its first step written) and is archived.
     startWorker();
-    await expect.poll(async () => worker?.busy).toBe(1);
+    await expect
+      .poll(async () => (await listJobEventsAfter(t.services.storage.db, job.id, 0, 100)).map((e) => e.type))
+      .toContain('step');
     await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/archive`);
     const rest = await readAll(job.id, { 'last-event-id': String(seen.at(-1)?.id) });
     expect(rest.map((e) => e.id).every((id) => id > (seen.at(-1)?.id as number))).toBe(true);
@@ -158,6 +160,35 @@ describe(`job event stream: resume, heartbeat, end, errors, on ${testBackend}`, 
     await stream.readToEnd(5000);
     expect(stream.events.slice(4).map(kind)).toEqual(['turn cancelled', 'status archived']);
     expect(t.services.jobEventFeed.waiting).toBe(0);
+  });
+
+  it('ends a stream after its lifetime even while the job runs, and a revoked key cannot resume it', async () => {
+    await start({ DOCWRIGHT_EVENTS_STREAM_SECONDS: '0.5' });
+    const job = await create('waits for a worker');
+    const { key, info } = await t.services.keys.create(t.project.id, 'watcher', 'read');
+    const response = await t.request('GET', eventsUrl(job.id), { key });
+    const stream = new SseReader(response);
+    const opened = Date.now();
+    await stream.readToEnd(5000);
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(400);
+    expect(stream.events.map(kind)).toEqual([
+      'status active',
+      'status active',
+      'turn queued',
+      'message user',
+    ]);
+    expect((await t.services.jobs.get(t.project.id, job.id)).status).toBe('active');
+
+    const last = String(stream.events.at(-1)?.id);
+    const resumed = await t.request('GET', eventsUrl(job.id), { key, headers: { 'last-event-id': last } });
+    expect(resumed.status).toBe(200);
+    // Nothing new: the resumed stream waits, and ends again at the end of its lifetime.
+    const again = new SseReader(resumed);
+    await again.readToEnd(5000);
+    expect(again.events).toEqual([]);
+    await t.services.keys.revoke(info.id);
+    const refused = await t.request('GET', eventsUrl(job.id), { key, headers: { 'last-event-id': last } });
+    expect(refused.status).toBe(401);
   });
 
   it('lets the server close while streams are open', async () => {
