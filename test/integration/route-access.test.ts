@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_DIST } from '../../scripts/build-dashboard.ts';
 import { KeyService } from '../../src/domain/keys/key-service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type DashboardSession, signIn } from '../helpers/dashboard-session.ts';
@@ -256,6 +258,19 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         path: `/v1/analytics/${p()}/collect`,
         body: { p: '/page' },
         headers: { origin: ORIGIN },
+      }),
+    },
+    'GET /*': {
+      // The dashboard's index.html, for a browser navigation to a path that is not the API's.
+      access: 'public',
+      ok: 200,
+      request: () => ({ path: '/projects', headers: { accept: 'text/html' } }),
+    },
+    'GET /assets/*': {
+      access: 'public',
+      ok: 200,
+      request: () => ({
+        path: `/assets/${readdirSync(path.join(DASHBOARD_DIST, 'assets')).find((f) => f.endsWith('.js'))}`,
       }),
     },
     'POST /v2/agent/:projectId/job': {
@@ -579,6 +594,9 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         // The tracker script and its CORS preflight.
         'GET /script.js',
         'OPTIONS /v1/analytics/:projectId/collect',
+        // The dashboard application: its pages and assets.
+        'GET /*',
+        'GET /assets/*',
         // The public API through the session: documented once, under /v1 and /v2.
         ...Object.keys(ROUTES).filter((route) => route.includes(' /dashboard/api/v')),
       ].sort(),
