@@ -137,7 +137,7 @@ export const SETTINGS = {
     'Days a rotated salt is kept after its period ends, then deleted so old visitor ids cannot be recomputed (default 7).',
   DOCWRIGHT_ANALYTICS_MAX_BATCH: 'Most events in one ingestion request (default 1000).',
   DOCWRIGHT_TRUSTED_PROXIES:
-    "Proxies whose X-Forwarded-For is believed for a client's address (the browser collect endpoint, API key IP allowlists, the dashboard sign-in limit): IPs, CIDRs, loopback, linklocal, uniquelocal; comma-separated (default none).",
+    "Proxies whose X-Forwarded-For is believed for the client's address (browser collect endpoint, API key IP allowlists, dashboard sign-in limit): IPs, CIDRs, loopback, linklocal, uniquelocal; comma-separated (default none).",
   DOCWRIGHT_ANALYTICS_RATE_LIMIT:
     'Analytics export requests per project per window; 0 disables (default 1000).',
   DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT:

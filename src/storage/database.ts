@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
 import pg from 'pg';
+import { OwnSchemaPostgresDialect } from './own-schema-introspector.ts';
 import { type ListenHandlers, type Listening, listenPostgres } from './pg-listener.ts';
 import type { Database } from './schema.ts';
 
@@ -81,7 +82,7 @@ function openPostgres(url: string, schema: string | null): Storage {
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
   const listeners = new Set<Listening>();
   return {
     db,

@@ -10,6 +10,14 @@ import { Page, Section } from '../components/page.tsx';
 import { QueryView } from '../components/states.tsx';
 import { useToast } from '../components/toasts.tsx';
 
+type SaltRotation = SettingsPayload['server']['saltRotation'];
+const ROTATIONS: { value: SaltRotation; label: string }[] = [
+  { value: 'daily', label: 'Daily' },
+  { value: 'weekly', label: 'Weekly (Monday)' },
+  { value: 'monthly', label: 'Monthly' },
+  { value: 'never', label: 'Never' },
+];
+
 /** A project's repository, agent and analytics settings; the server's own settings, read-only. */
 export default function SettingsPage() {
   const { projectId } = useParams<{ projectId: string }>();
@@ -271,13 +279,14 @@ function AnalyticsForm({
   const toast = useToast();
   const [origins, setOrigins] = useState(settings.analytics.allowedOrigins.join('\n'));
   const [countCrawlers, setCountCrawlers] = useState(settings.analytics.countAiCrawlersAsAi);
+  const [rotation, setRotation] = useState<SaltRotation | ''>(settings.analytics.saltRotation ?? '');
   const save = () => {
     const allowedOrigins = origins
       .split(/[\s,]+/)
       .map((origin) => origin.trim())
       .filter(Boolean);
     update.mutate(
-      { analytics: { allowedOrigins, countAiCrawlersAsAi: countCrawlers } },
+      { analytics: { allowedOrigins, countAiCrawlersAsAi: countCrawlers, saltRotation: rotation || null } },
       {
         onSuccess: (saved) => {
           setOrigins(saved.analytics.allowedOrigins.join('\n'));
@@ -302,6 +311,19 @@ function AnalyticsForm({
         checked={countCrawlers}
         onChange={(e) => setCountCrawlers(e.target.checked)}
       />
+      <SelectField
+        label="Visitor ids reset"
+        hint="Daily: nobody can be followed across days, and multi-day ranges count visitor-days. Never: exact long-range unique visitors, with a stable pseudonym per address and browser. A change applies to views from now on."
+        value={rotation}
+        onChange={(e) => setRotation(e.target.value as SaltRotation | '')}
+      >
+        <option value="">As the server does ({settings.server.saltRotation})</option>
+        {ROTATIONS.map((r) => (
+          <option key={r.value} value={r.value}>
+            {r.label}
+          </option>
+        ))}
+      </SelectField>
     </SettingsForm>
   );
 }
@@ -314,7 +336,7 @@ function ServerSettings({ settings }: { settings: SettingsPayload }) {
       <dd>
         {server.defaultModel ? <code>{server.defaultModel}</code> : 'none configured (DOCWRIGHT_MODEL)'}
       </dd>
-      <dt>Visitor salt rotation</dt>
+      <dt>Visitor ids reset (unless a project says otherwise)</dt>
       <dd>{server.saltRotation}</dd>
       <dt>Public URL</dt>
       <dd>

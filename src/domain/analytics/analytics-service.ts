@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { invalid } from '../errors.ts';
 import { CLASSIFIER_VERSION, classify } from './classifier.ts';
-import { type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
+import { SALT_ROTATIONS, type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
 import type { Interval, PageParams } from './query-params.ts';
 import {
@@ -131,12 +131,16 @@ export class AnalyticsService {
 
   async updateSettings(projectId: string, patch: Partial<AnalyticsSettings>): Promise<AnalyticsSettings> {
     const current = await this.store.settings(projectId);
+    if (patch.saltRotation != null && !(SALT_ROTATIONS as readonly string[]).includes(patch.saltRotation)) {
+      throw invalid(`saltRotation must be one of ${SALT_ROTATIONS.join(', ')}, or null for the deployment's`);
+    }
     const next: AnalyticsSettings = {
       allowedOrigins:
         patch.allowedOrigins === undefined
           ? current.allowedOrigins
           : patch.allowedOrigins.map(normaliseOrigin),
       countAiCrawlersAsAi: patch.countAiCrawlersAsAi ?? current.countAiCrawlersAsAi,
+      saltRotation: patch.saltRotation === undefined ? current.saltRotation : patch.saltRotation,
     };
     await this.store.saveSettings(projectId, next);
     return next;

@@ -96,6 +96,8 @@ export class Ingestor {
       else checked.push(problem);
     }
 
+    // The project's own rotation, read per batch so a change made through another process holds.
+    const rotation = (await this.store.settings(projectId)).saltRotation ?? this.identity.rotation;
     const periods = new Set<string>();
     let lastDay = Number.NaN;
     for (const { event, timestamp } of checked) {
@@ -105,7 +107,7 @@ export class Ingestor {
         const day = Math.floor(timestamp / 86_400_000);
         if (day === lastDay) continue;
         lastDay = day;
-        periods.add(this.identity.periodOf(timestamp));
+        periods.add(this.identity.periodOf(timestamp, rotation));
       }
     }
     const salts = await this.identity.prepare(periods);
@@ -124,7 +126,14 @@ export class Ingestor {
         path: page.path,
         visitorKey:
           event.visitorId === undefined
-            ? this.identity.anonymousKey(projectId, timestamp, event.ip ?? '', event.userAgent, salts)
+            ? this.identity.anonymousKey(
+                projectId,
+                timestamp,
+                event.ip ?? '',
+                event.userAgent,
+                salts,
+                rotation,
+              )
             : this.identity.key(
                 { projectId, timestamp, visitorId: event.visitorId, userAgent: event.userAgent },
                 salts,

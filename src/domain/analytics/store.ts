@@ -1,4 +1,5 @@
 import type { Category } from './categories.ts';
+import type { SaltRotation } from './identity.ts';
 
 /**
  * The analytics store: where views are appended and how the exports are answered. The
@@ -135,9 +136,15 @@ export interface AnalyticsSettings {
   /** Origins allowed to post from the browser tracker, e.g. `https://docs.example.com`. */
   allowedOrigins: string[];
   countAiCrawlersAsAi: boolean;
+  /**
+   * How often this project's anonymous visitor ids reset; null: the deployment's
+   * (DOCWRIGHT_ANALYTICS_SALT_ROTATION). A change applies to views stored from then on.
+   */
+  saltRotation: SaltRotation | null;
 }
 
 export const DEFAULT_ANALYTICS_SETTINGS: AnalyticsSettings = {
   allowedOrigins: [],
   countAiCrawlersAsAi: false,
+  saltRotation: null,
 };

@@ -33,31 +33,45 @@ export const KeyInfo = Type.Object({
   revokedAt: Nullable(Type.String({ format: 'date-time' })),
 });
 
-export const KeyList = Type.Object({ keys: Type.Array(KeyInfo) });
+export const KeyList = Type.Object(
+  { keys: Type.Array(KeyInfo) },
+  { description: "The project's keys, oldest first, revoked ones too." },
+);
 
 export const NewKeyBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: MAX_KEY_NAME_LENGTH, pattern: '\\S' }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: MAX_KEY_NAME_LENGTH,
+    pattern: '\\S',
+    description: 'To tell keys apart.',
+    examples: ['reporting'],
+  }),
   scope: Type.Enum([...KEY_SCOPES], {
     description: 'admin: everything; read: every GET of the public API; ingest: analytics events only.',
   }),
   expiresInDays: Type.Optional(
-    Nullable(
-      // An enum of the literal days, so the static type is 7 | 30 | 60 | 90 (the dashboard's client uses it).
-      Type.Enum([...EXPIRY_DAYS], { description: 'Days until the key expires (default 90); null: never.' }),
-    ),
+    // The days as an enum: its static type is 7 | 30 | 60 | 90 (a mapped list of literals types as never).
+    Type.Union([Type.Enum([...EXPIRY_DAYS]), Type.Null()], {
+      description: 'Days until the key expires (default 90); null: never.',
+      examples: [90],
+    }),
   ),
   allowedIps: Type.Optional(
     Type.Array(Type.String({ maxLength: 64 }), {
       maxItems: MAX_ALLOWED_IPS,
       description: 'IP addresses and CIDR ranges the key may be used from; absent or empty: anywhere.',
+      examples: [['203.0.113.0/24', '2001:db8::/32']],
     }),
   ),
 });
 
-export const CreatedKey = Type.Object({
-  key: Type.String({ description: 'The key itself: shown this once, never stored.' }),
-  info: KeyInfo,
-});
+export const CreatedKey = Type.Object(
+  {
+    key: Type.String({ description: 'The key itself: shown this once, never stored.' }),
+    info: KeyInfo,
+  },
+  { description: 'The new key and what the list shows of it.' },
+);
 
 const KeyParams = Type.Object({
   projectId: Type.String({ minLength: 1, maxLength: 64 }),
@@ -118,7 +132,10 @@ export const dashboardKeyRoutes: FastifyPluginAsyncTypebox<DashboardKeyRoutesOpt
           'At once in this process, within 5 s in others. Revoking a revoked key changes nothing; a key of another project is 404.',
         ...changeDocs,
         params: KeyParams,
-        response: { 200: KeyInfo, ...dashboardErrors },
+        response: {
+          200: Type.Object(KeyInfo.properties, { description: 'The revoked key.' }),
+          ...dashboardErrors,
+        },
       },
     },
     async (request) => {

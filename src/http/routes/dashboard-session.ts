@@ -75,7 +75,7 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
 ) => {
   const { sessions, signIn, publicUrl } = options;
   const resolveIp = clientIpResolver(options.trustedProxies);
-  // The sign-in limits count per address; a request whose socket is already gone counts as one.
+  // A request whose socket is gone has no address; it gets no answer either, so any key will do.
   const clientIp = (request: FastifyRequest) => resolveIp(request) ?? 'unknown';
 
   function signedIn(reply: FastifyReply, { token, session }: SignedIn) {
@@ -109,7 +109,10 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
       },
     },
     async (request, reply) =>
-      signedIn(reply, await signIn.signIn(request.body.email, request.body.password, clientIp(request))),
+      signedIn(
+        reply,
+        await signIn.signIn(request.body.email, request.body.password, clientIp(request) ?? 'unknown'),
+      ),
   );
 
   app.delete(
@@ -166,7 +169,7 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
       await signIn.changeOwnPassword(
         signedInSession(request.accountSession),
         request.body,
-        clientIp(request),
+        clientIp(request) ?? 'unknown',
       );
       return reply.code(204).send(null);
     },

@@ -40,6 +40,7 @@ describe(`dashboard settings in Chromium (${testBackend})`, () => {
       .getByLabel('Allowed origins for the tracker')
       .fill('https://docs.example.com\nhttps://www.example.com');
     await analytics.getByLabel('Count AI crawlers as AI').check();
+    await analytics.getByLabel('Visitor ids reset').selectOption('never');
     await analytics.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved the analytics settings').waitFor();
 
@@ -54,6 +55,7 @@ describe(`dashboard settings in Chromium (${testBackend})`, () => {
       'https://docs.example.com\nhttps://www.example.com',
     );
     expect(await analytics.getByLabel('Count AI crawlers as AI').isChecked()).toBe(true);
+    expect(await analytics.getByLabel('Visitor ids reset').inputValue()).toBe('never');
     expect(await page.content()).not.toContain(TOKEN);
 
     // The dashboard's numbers are the API's: the same settings through a key, and no token anywhere.
@@ -70,6 +72,7 @@ describe(`dashboard settings in Chromium (${testBackend})`, () => {
     expect(await api.json()).toMatchObject({
       allowedOrigins: ['https://docs.example.com', 'https://www.example.com'],
       countAiCrawlersAsAi: true,
+      saltRotation: 'never',
     });
     const stored = await t.services.storage.db.selectFrom('projects').select('settings').execute();
     expect(JSON.stringify(stored)).not.toContain(TOKEN);

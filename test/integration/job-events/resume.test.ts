@@ -111,9 +111,11 @@ describe(`job event stream: resume, heartbeat, end, errors, on ${testBackend}`, 
     const seen = first.events;
     await first.cancel();
 
-    // While nobody listens, the job starts and is archived.
+    // While nobody listens, the job starts (its first step written) and is archived.
     startWorker();
-    await expect.poll(async () => worker?.busy).toBe(1);
+    await expect
+      .poll(async () => (await listJobEventsAfter(t.services.storage.db, job.id, 0, 100)).map((e) => e.type))
+      .toContain('step');
     await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/archive`);
     const rest = await readAll(job.id, { 'last-event-id': String(seen.at(-1)?.id) });
     expect(rest.map((e) => e.id).every((id) => id > (seen.at(-1)?.id as number))).toBe(true);
