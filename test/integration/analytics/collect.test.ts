@@ -39,7 +39,11 @@ describe(`browser collect endpoint on ${testBackend}`, () => {
     const patch = await t.request('PATCH', `/v1/analytics/${t.project.id}/settings`, {
       body: { allowedOrigins: ['https://Docs.Example.com/'] },
     });
-    expect(await patch.json()).toEqual({ allowedOrigins: [ORIGIN], countAiCrawlersAsAi: false });
+    expect(await patch.json()).toEqual({
+      allowedOrigins: [ORIGIN],
+      countAiCrawlersAsAi: false,
+      saltRotation: null,
+    });
 
     const ok = await collect({ origin: ORIGIN });
     expect(ok.status).toBe(202);

@@ -122,7 +122,7 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     expect(initial.status).toBe(200);
     expect(await initial.json()).toEqual({
       agent: { model: null, draft: true, codeHost: null },
-      analytics: { allowedOrigins: [], countAiCrawlersAsAi: false },
+      analytics: { allowedOrigins: [], countAiCrawlersAsAi: false, saltRotation: null },
       server: { defaultModel: 'openai:gpt-test', saltRotation: 'weekly', publicUrl: 'http://127.0.0.1:0' },
     });
     expect((await viewer.request('PATCH', url, { body: { agent: { draft: false } } })).status).toBe(403);
@@ -130,7 +130,11 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     const changed = await admin.request('PATCH', url, {
       body: {
         agent: { model: 'anthropic:claude-test', draft: false, host: 'github', hostRepository: 'acme/docs' },
-        analytics: { allowedOrigins: ['https://Docs.Example.com/'], countAiCrawlersAsAi: true },
+        analytics: {
+          allowedOrigins: ['https://Docs.Example.com/'],
+          countAiCrawlersAsAi: true,
+          saltRotation: 'monthly',
+        },
       },
     });
     expect(changed.status).toBe(200);
@@ -140,12 +144,17 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
         draft: false,
         codeHost: { kind: 'github', apiUrl: null, repository: 'acme/docs', credentials: 'none' },
       },
-      analytics: { allowedOrigins: ['https://docs.example.com'], countAiCrawlersAsAi: true },
+      analytics: {
+        allowedOrigins: ['https://docs.example.com'],
+        countAiCrawlersAsAi: true,
+        saltRotation: 'monthly',
+      },
     });
     // The public API sees the same analytics settings.
     expect(await (await t.request('GET', `/v1/analytics/${t.project.id}/settings`)).json()).toEqual({
       allowedOrigins: ['https://docs.example.com'],
       countAiCrawlersAsAi: true,
+      saltRotation: 'monthly',
     });
 
     // Without DOCWRIGHT_SECRET_KEY a token cannot be stored: 400, and nothing else changes either.
