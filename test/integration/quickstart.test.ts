@@ -220,13 +220,17 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     expect(started.out).toContain(
       'Model: anthropic:claude-sonnet-4-5  (cannot be used yet: Model "anthropic:claude-sonnet-4-5" needs an API key: set ANTHROPIC_API_KEY.)',
     );
-    const warning = server
-      ?.stderr()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { level: number; msg: string })
-      .find((entry) => entry.level === 40);
-    expect(warning?.msg).toMatch(/^the configured model cannot be used: .*set ANTHROPIC_API_KEY/);
+    // The log line may reach stderr a moment after the banner reaches stdout.
+    const warning = () =>
+      server
+        ?.stderr()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .find((entry) => entry.level === 40)?.msg;
+    await expect
+      .poll(warning, { timeout: 10_000 })
+      .toMatch(/^the configured model cannot be used: .*set ANTHROPIC_API_KEY/);
   });
 
   it('says which setting to change when its port is taken, and exits', async () => {
