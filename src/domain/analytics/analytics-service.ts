@@ -89,7 +89,9 @@ export class AnalyticsService {
 
   /**
    * Applies the current agent list to the project's views classified by an older one (after
-   * an upgrade that changed the list); views keep their time, page and visitor.
+   * an upgrade that changed the list); views keep their time, page and visitor. Page-view
+   * rules are not applied again: they decided which requests became views, and a view's raw
+   * path is not stored.
    */
   reclassify(projectId: string): Promise<ReclassifyResult> {
     return this.store.reclassify(projectId, {

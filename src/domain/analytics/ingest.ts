@@ -113,7 +113,7 @@ export class Ingestor {
     const prepared: PreparedEvent[] = [];
     for (const { event, timestamp, page } of checked) {
       const wantsMarkdown = acceptsMarkdown(event.accept);
-      const { category, agent } = classify(event.userAgent, {
+      const { category, purpose, agent } = classify(event.userAgent, {
         markdownPath: page.markdownPath,
         acceptsMarkdown: wantsMarkdown,
         llmsTxt: page.llmsTxt,
@@ -130,6 +130,7 @@ export class Ingestor {
                 salts,
               ),
         category,
+        purpose,
         agent,
         classifierVersion: CLASSIFIER_VERSION,
         userAgent: event.userAgent.slice(0, MAX_TEXT),
