@@ -3,6 +3,7 @@ import { invalid } from '../errors.ts';
 import { CLASSIFIER_VERSION, classify } from './classifier.ts';
 import { type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
+import { changePageRules, type PageRuleSet, type PageRules, withDefaults } from './page-rules.ts';
 import type { Interval, PageParams } from './query-params.ts';
 import {
   type AnalyticsSettings,
@@ -29,6 +30,13 @@ export interface AnalyticsServiceOptions {
 }
 
 export const DEFAULT_MAX_BATCH = 1000;
+
+/** A change to a project's analytics settings: the fields given (and rules given) change. */
+export interface AnalyticsSettingsChange {
+  allowedOrigins?: string[] | undefined;
+  countAiCrawlersAsAi?: boolean | undefined;
+  pageRules?: Partial<PageRules> | undefined;
+}
 
 /** Docs analytics: ingestion from every source, and the exports, per project. */
 export class AnalyticsService {
@@ -105,6 +113,11 @@ export class AnalyticsService {
     });
   }
 
+  /** The project's page-view rules, compiled (log import checks them before batching). */
+  pageRules(projectId: string): Promise<PageRuleSet> {
+    return this.ingestor.pageRules(projectId);
+  }
+
   /** For log import: events as the log parser builds them (see `parseLine`). */
   ingestParsed(projectId: string, events: readonly IncomingEvent[]): Promise<IngestResult> {
     return this.ingestor.ingest(projectId, events, { maxIdLength: 64 * 1024, parsed: true });
@@ -127,18 +140,23 @@ export class AnalyticsService {
     return this.store.breakdown(projectId, params);
   }
 
-  settings(projectId: string): Promise<AnalyticsSettings> {
-    return this.store.settings(projectId);
+  async settings(projectId: string): Promise<AnalyticsSettings> {
+    const stored = await this.store.settings(projectId);
+    return { ...stored, pageRules: withDefaults(stored.pageRules) };
   }
 
-  async updateSettings(projectId: string, patch: Partial<AnalyticsSettings>): Promise<AnalyticsSettings> {
-    const current = await this.store.settings(projectId);
+  async updateSettings(projectId: string, patch: AnalyticsSettingsChange): Promise<AnalyticsSettings> {
+    const current = await this.settings(projectId);
     const next: AnalyticsSettings = {
       allowedOrigins:
         patch.allowedOrigins === undefined
           ? current.allowedOrigins
           : patch.allowedOrigins.map(normaliseOrigin),
       countAiCrawlersAsAi: patch.countAiCrawlersAsAi ?? current.countAiCrawlersAsAi,
+      pageRules:
+        patch.pageRules === undefined
+          ? current.pageRules
+          : changePageRules(current.pageRules, patch.pageRules),
     };
     await this.store.saveSettings(projectId, next);
     return next;

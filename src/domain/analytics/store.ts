@@ -1,4 +1,5 @@
 import type { Category, Purpose } from './categories.ts';
+import { DEFAULT_PAGE_RULES, type PageRules } from './page-rules.ts';
 
 /**
  * The analytics store: where views are appended and how the exports are answered. The
@@ -139,9 +140,12 @@ export interface AnalyticsSettings {
   /** Origins allowed to post from the browser tracker, e.g. `https://docs.example.com`. */
   allowedOrigins: string[];
   countAiCrawlersAsAi: boolean;
+  /** Which requests are page views, and which page each is (see page-rules.ts). */
+  pageRules: PageRules;
 }
 
 export const DEFAULT_ANALYTICS_SETTINGS: AnalyticsSettings = {
   allowedOrigins: [],
   countAiCrawlersAsAi: false,
+  pageRules: DEFAULT_PAGE_RULES,
 };

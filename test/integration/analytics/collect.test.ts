@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_PAGE_RULES } from '../../../src/domain/analytics/page-rules.ts';
 import { startTestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
 import { type AnalyticsTestApp, startAnalyticsApp } from './analytics-app.ts';
@@ -39,7 +40,11 @@ describe(`browser collect endpoint on ${testBackend}`, () => {
     const patch = await t.request('PATCH', `/v1/analytics/${t.project.id}/settings`, {
       body: { allowedOrigins: ['https://Docs.Example.com/'] },
     });
-    expect(await patch.json()).toEqual({ allowedOrigins: [ORIGIN], countAiCrawlersAsAi: false });
+    expect(await patch.json()).toEqual({
+      allowedOrigins: [ORIGIN],
+      countAiCrawlersAsAi: false,
+      pageRules: DEFAULT_PAGE_RULES,
+    });
 
     const ok = await collect({ origin: ORIGIN });
     expect(ok.status).toBe(202);
