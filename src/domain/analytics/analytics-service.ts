@@ -113,7 +113,7 @@ export class AnalyticsService {
     });
   }
 
-  /** The project's page-view rules, compiled (log import checks them before batching). */
+  /** The project's page-view rules, compiled. */
   pageRules(projectId: string): Promise<PageRuleSet> {
     return this.ingestor.pageRules(projectId);
   }

@@ -56,8 +56,6 @@ export async function importLog(options: ImportOptions): Promise<ImportSummary> 
     progress.skipped += count;
   };
   const parser = new LineParser(options.format, options.fields);
-  // Most lines of a real log are assets: the page rules skip them here, before any batching.
-  const rules = await options.analytics.pageRules(options.projectId);
   let batch: IncomingEvent[] = [];
   let lastTime = '';
   // The lines of the current second, and how often each came. A second rarely has many lines:
@@ -99,7 +97,7 @@ export async function importLog(options: ImportOptions): Promise<ImportSummary> 
     for (const [category, n] of Object.entries(result.categories ?? {}))
       categories[category as Category] += n as number;
     for (const event of events) {
-      // Rejected events (rare: a bad address) count too: the warnings are about the log.
+      // Rejected events (assets…) count too: the warnings are about what the log records.
       if (event.userAgent === '') withoutUserAgent++;
       if (event.accept !== undefined) withAccept++;
     }
@@ -107,11 +105,6 @@ export async function importLog(options: ImportOptions): Promise<ImportSummary> 
   };
 
   const add = (view: LineView, id: string) => {
-    const page = rules.page(view.event.path);
-    if (page !== null && 'notPage' in page) {
-      skip(page.notPage);
-      return;
-    }
     // Identical lines (same client, page and second) are separate views: number them.
     if (view.time !== lastTime) {
       lastTime = view.time;
