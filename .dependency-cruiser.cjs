@@ -16,6 +16,8 @@ const LAYERS = [
   ['integrations', 'http'], // adapters behind the domain's ports; the HTTP API
   ['app'], // the composition root
   ['cli'],
+  // The browser application: bundled apart, it may import only types, and only from http (see below).
+  ['dashboard'],
 ];
 
 const pathOf = (folder) => `^src/${folder}(/|\\.ts$)`;
@@ -36,6 +38,21 @@ const forbidden = LAYERS.flatMap((layer, index) =>
 module.exports = {
   forbidden: [
     ...forbidden,
+    {
+      name: 'dashboard: types from http only',
+      comment:
+        'The dashboard runs in the browser: of the server it imports only the types of the HTTP schemas (import type), which the bundle drops.',
+      severity: 'error',
+      from: { path: '^src/dashboard/' },
+      to: { path: '^src/(?!dashboard/)', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'dashboard: nothing beyond http',
+      comment: 'Payload types come from the HTTP schemas (src/http), not from the domain or storage.',
+      severity: 'error',
+      from: { path: '^src/dashboard/' },
+      to: { path: '^src/(?!dashboard/|http/)' },
+    },
     {
       name: 'no-circular',
       comment: 'Modules must not import each other, directly or through others.',

@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// The integration tests serve the dashboard, so it is built first when stale (a hash check otherwise).
+const DASHBOARD_BUILD = 'test/integration/dashboard/build.global.ts';
+
 // Integration tests run twice, once per storage backend; each test gets its own database
 // (a SQLite file or a PostgreSQL schema), see test/helpers/storage.ts.
 export default defineConfig({
@@ -14,6 +17,7 @@ export default defineConfig({
           name: 'sqlite',
           include: ['test/integration/**/*.test.ts'],
           env: { DOCWRIGHT_TEST_DATABASE: 'sqlite' },
+          globalSetup: [DASHBOARD_BUILD],
         },
       },
       {
@@ -22,6 +26,7 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/integration/**/*.test.ts'],
           env: { DOCWRIGHT_TEST_DATABASE: 'postgres' },
+          globalSetup: [DASHBOARD_BUILD],
         },
       },
     ],

@@ -5,6 +5,8 @@ import type { Agent } from '../domain/agent/agent.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
+import { JobEventFeed } from '../domain/jobs/job-event-feed.ts';
+import { JobEventLog } from '../domain/jobs/job-events.ts';
 import { JobService } from '../domain/jobs/job-service.ts';
 import { WorkSignal } from '../domain/jobs/work-signal.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
@@ -38,6 +40,9 @@ export interface Services extends HttpServices {
   jobs: JobService;
   rateLimiter: RateLimiter;
   workSignal: WorkSignal;
+  /** Writes job changes with their events; wakes this process's event streams. */
+  jobEvents: JobEventLog;
+  jobEventFeed: JobEventFeed;
   agent: Agent;
   /** Encrypts stored credentials; null when DOCWRIGHT_SECRET_KEY is not set. */
   secretBox: SecretBox | null;
@@ -73,6 +78,12 @@ export async function openServices(
   }
   const clock = overrides.clock ?? systemClock;
   const workSignal = new WorkSignal();
+  const jobEvents = new JobEventLog(storage);
+  const jobEventFeed = new JobEventFeed({
+    log: jobEvents,
+    onError: (error) =>
+      logger.warn({ err: error }, 'job event feed: looking for new events failed; retrying'),
+  });
   const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   const analytics = openAnalytics({ dataDir: config.dataDir, clock, logger, settings: analyticsOptions });
@@ -87,6 +98,8 @@ export async function openServices(
     maxPromptLength: config.http.maxPromptLength,
     trustedProxies: analyticsOptions.trustedProxies,
     collectRateLimitPerMinute: analyticsOptions.collectRateLimitPerMinute,
+    eventsHeartbeatMs: config.http.eventsHeartbeatSeconds * 1000,
+    eventsStreamMs: config.http.eventsStreamSeconds * 1000,
   };
   return {
     config,
@@ -94,9 +107,18 @@ export async function openServices(
     storage,
     clock,
     workSignal,
+    jobEvents,
+    jobEventFeed,
     projects: new ProjectService(storage, clock, new GitRepositoryProbe(logger)),
     keys: new KeyService(storage, clock, (error) => logger.warn({ err: error }, 'could not record key use')),
-    jobs: new JobService({ storage, clock, defaultModel: config.model, workSignal }),
+    jobs: new JobService({
+      storage,
+      clock,
+      defaultModel: config.model,
+      workSignal,
+      events: jobEvents,
+      feed: jobEventFeed,
+    }),
     rateLimiter: new RateLimiter(
       storage,
       clock,
@@ -134,6 +156,7 @@ export async function openServices(
         author: { name: config.git.authorName, email: config.git.authorEmail },
         logger,
       }),
+      workspaces,
     ),
     analytics,
     analyticsOptions,
@@ -144,6 +167,7 @@ export async function openServices(
       config.http.rateLimitWindowSeconds,
     ),
     close: async () => {
+      await jobEventFeed.close();
       await analytics.close();
       await storage.close();
     },
@@ -153,6 +177,7 @@ export async function openServices(
 export function createWorker(services: Services, logger: Logger): Worker {
   return new Worker({
     storage: services.storage,
+    events: services.jobEvents,
     agent: services.agent,
     clock: services.clock,
     logger,

@@ -21,6 +21,10 @@ export interface Config {
     /** Create and message requests per project per window; 0 disables the limit. */
     rateLimitPerWindow: number;
     rateLimitWindowSeconds: number;
+    /** Seconds between the comment lines an idle job event stream sends. */
+    eventsHeartbeatSeconds: number;
+    /** Seconds one job event stream lasts before the server ends it and the client reconnects, authenticated again. */
+    eventsStreamSeconds: number;
   };
   worker: {
     concurrency: number;
@@ -97,6 +101,10 @@ export const SETTINGS = {
   DOCWRIGHT_RATE_LIMIT:
     'Job creations plus messages allowed per project per window; 0 disables (default 100).',
   DOCWRIGHT_RATE_LIMIT_WINDOW_SECONDS: 'Length of the rate-limit window in seconds (default 3600).',
+  DOCWRIGHT_EVENTS_HEARTBEAT_SECONDS:
+    'Seconds between the comment lines an idle job event stream sends so proxies keep it open (default 15).',
+  DOCWRIGHT_EVENTS_STREAM_SECONDS:
+    'Seconds one job event stream lasts before the server ends it; the client resumes, and its key or session is checked again (default 600).',
   DOCWRIGHT_WORKER_CONCURRENCY: 'Turns one worker process runs at once (default 2).',
   DOCWRIGHT_LEASE_SECONDS:
     'How long a claimed turn is held without a heartbeat before another worker may take it (default 60).',
@@ -179,6 +187,9 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       maxPromptLength: read.integer('DOCWRIGHT_MAX_PROMPT_LENGTH', { min: 1 }) ?? 20_000,
       rateLimitPerWindow: read.integer('DOCWRIGHT_RATE_LIMIT', { min: 0 }) ?? 100,
       rateLimitWindowSeconds: read.integer('DOCWRIGHT_RATE_LIMIT_WINDOW_SECONDS', { min: 1 }) ?? 3600,
+      eventsHeartbeatSeconds:
+        read.number('DOCWRIGHT_EVENTS_HEARTBEAT_SECONDS', { min: 0.05, max: 3600 }) ?? 15,
+      eventsStreamSeconds: read.number('DOCWRIGHT_EVENTS_STREAM_SECONDS', { min: 0.1, max: 86_400 }) ?? 600,
     },
     worker: {
       concurrency: read.integer('DOCWRIGHT_WORKER_CONCURRENCY', { min: 1, max: 256 }) ?? 2,

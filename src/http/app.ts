@@ -11,6 +11,8 @@ import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
+import { dashboardAppRoutes } from './routes/dashboard-app.ts';
+import { jobEventRoutes } from './routes/job-events.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { reviewRoutes } from './routes/review.ts';
 import { addSharedSchemas } from './schemas.ts';
@@ -23,6 +25,8 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Told of every route as it is registered (tests enumerate the routes with it). */
   onRoute?: (route: RegisteredRoute) => void;
+  /** Where the built dashboard is (default: dist/dashboard of this checkout). */
+  dashboardDir?: string;
 }
 
 export interface RegisteredRoute {
@@ -32,7 +36,12 @@ export interface RegisteredRoute {
   hidden: boolean;
 }
 
-export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions): Promise<FastifyInstance> {
+export async function buildHttpApp({
+  services,
+  logger,
+  onRoute,
+  dashboardDir,
+}: HttpAppOptions): Promise<FastifyInstance> {
   const { settings } = services;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -131,11 +140,18 @@ export async function buildHttpApp({ services, logger, onRoute }: HttpAppOptions
       rateLimiter: services.rateLimiter,
       maxPromptLength: settings.maxPromptLength,
     });
+    await api.register(jobEventRoutes, {
+      jobs: services.jobs,
+      heartbeatMs: settings.eventsHeartbeatMs,
+      streamMs: settings.eventsStreamMs,
+    });
     await api.register(analyticsRoutes, {
       analytics: services.analytics,
       rateLimiter: services.analyticsRateLimiter,
     });
   });
   await app.register(dashboardApi, { prefix: DASHBOARD_API_PREFIX, services });
+  // Last: its catch-all serves the dashboard to browsers on every path no route above took.
+  await app.register(dashboardAppRoutes, dashboardDir ? { distDir: dashboardDir } : {});
   return app;
 }

@@ -2,11 +2,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { dashboardJobLookupRoutes } from './routes/dashboard-job-lookup.ts';
+import { dashboardJobRoutes } from './routes/dashboard-jobs.ts';
 import { dashboardKeyRoutes } from './routes/dashboard-keys.ts';
 import { dashboardProjectRoutes } from './routes/dashboard-projects.ts';
 import { dashboardSessionRoutes } from './routes/dashboard-session.ts';
 import { dashboardSettingsRoutes } from './routes/dashboard-settings.ts';
 import { dashboardUserRoutes } from './routes/dashboard-users.ts';
+import { jobEventRoutes } from './routes/job-events.ts';
 import type { HttpServices } from './services.ts';
 import { sessionAuthenticator } from './session-auth.ts';
 
@@ -52,6 +54,7 @@ export const dashboardApi: FastifyPluginAsync<{ services: HttpServices }> = asyn
   await app.register(dashboardSettingsRoutes, { settings: services.settingsOverview });
   await app.register(dashboardKeyRoutes, { keys: services.keys });
   await app.register(dashboardJobLookupRoutes, { projects: services.projects });
+  await app.register(dashboardJobRoutes, { jobs: services.jobs, review: services.review });
 
   // The public API, through the session.
   await app.register(agentJobRoutes, {
@@ -59,6 +62,11 @@ export const dashboardApi: FastifyPluginAsync<{ services: HttpServices }> = asyn
     projects: services.projects,
     rateLimiter: services.rateLimiter,
     maxPromptLength: settings.maxPromptLength,
+  });
+  await app.register(jobEventRoutes, {
+    jobs: services.jobs,
+    heartbeatMs: settings.eventsHeartbeatMs,
+    streamMs: settings.eventsStreamMs,
   });
   await app.register(analyticsRoutes, {
     analytics: services.analytics,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { type JobEventType, TURN_CHANGES } from '../domain/jobs/job-events.ts';
 import { JOB_STATUSES } from '../domain/jobs/job-view.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -55,39 +56,85 @@ export const JobList = Type.Object(
 
 const Usage = Type.Object({ inputTokens: Type.Integer(), outputTokens: Type.Integer() });
 
+const TurnFields = {
+  turn: Type.Integer({ description: '1 for the first prompt, then one more per follow-up.' }),
+  status: Type.Enum(['pending', 'running', 'succeeded', 'failed', 'cancelled']),
+  prompt: Type.String(),
+  model: Nullable(
+    Type.String({
+      description: 'provider:model-id the turn ran on; null until it starts or with none configured.',
+    }),
+  ),
+  attempts: Type.Integer(),
+  summary: Nullable(Type.String()),
+  error: Nullable(Type.String()),
+  usage: Nullable(Usage),
+  createdAt: Timestamp('When the turn was queued.'),
+  startedAt: Nullable(Timestamp('When the turn last started.')),
+  finishedAt: Nullable(Timestamp('When the turn ended.')),
+};
+
+const Tool = Type.Object({ name: Type.String(), input: Type.Unknown(), output: Type.String() });
+const Message = Type.Object({
+  id: Type.String(),
+  turn: Type.Integer(),
+  role: Type.Enum(['user', 'assistant', 'tool', 'note']),
+  text: Nullable(Type.String()),
+  tool: Nullable(Tool),
+  createdAt: Timestamp('When the message was stored.'),
+});
+
 export const Conversation = Type.Object(
-  {
-    turns: Type.Array(
-      Type.Object({
-        turn: Type.Integer({ description: '1 for the first prompt, then one more per follow-up.' }),
-        status: Type.Enum(['pending', 'running', 'succeeded', 'failed', 'cancelled']),
-        prompt: Type.String(),
-        model: Nullable(
-          Type.String({
-            description: 'provider:model-id the turn ran on; null until it starts or with none configured.',
-          }),
-        ),
-        attempts: Type.Integer(),
-        summary: Nullable(Type.String()),
-        error: Nullable(Type.String()),
-        usage: Nullable(Usage),
-        createdAt: Timestamp('When the turn was queued.'),
-        startedAt: Nullable(Timestamp('When the turn last started.')),
-        finishedAt: Nullable(Timestamp('When the turn ended.')),
-      }),
-    ),
-    messages: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        turn: Type.Integer(),
-        role: Type.Enum(['user', 'assistant', 'tool', 'note']),
-        text: Nullable(Type.String()),
-        tool: Nullable(Type.Object({ name: Type.String(), input: Type.Unknown(), output: Type.String() })),
-        createdAt: Timestamp('When the message was stored.'),
-      }),
-    ),
-  },
+  { turns: Type.Array(Type.Object(TurnFields)), messages: Type.Array(Message) },
   { $id: 'Conversation' },
+);
+
+const eventOf = (type: JobEventType, description: string, data: Parameters<typeof Type.Object>[0][string]) =>
+  Type.Object(
+    {
+      id: Type.Integer({ minimum: 0, description: 'Sent as `id:`; resume after it with Last-Event-ID.' }),
+      event: Type.Literal(type, { description: 'Sent as `event:`.' }),
+      data,
+    },
+    { title: type, description },
+  );
+
+/** One event of a job's event stream (the SSE fields id, event and data, data as JSON). */
+export const JobEvent = Type.Union(
+  [
+    eventOf(
+      'status',
+      'The job after a change. A stream opened without Last-Event-ID starts with the current one as id 0.',
+      Type.Ref('Job'),
+    ),
+    eventOf(
+      'turn',
+      'A turn was queued, started, ended (succeeded, failed), put back (retrying, released) or cancelled.',
+      Type.Object({ change: Type.Enum([...TURN_CHANGES]), ...TurnFields }),
+    ),
+    eventOf('message', 'A stored conversation message, as in …/messages.', Message),
+    eventOf(
+      'step',
+      "Something the agent said or did in the running turn, as it happens. The turn's messages, sent when it ends, are the record.",
+      Type.Object({
+        turn: Type.Integer(),
+        role: Type.Enum(['assistant', 'tool', 'note']),
+        text: Nullable(Type.String()),
+        tool: Nullable(Tool),
+        createdAt: Timestamp('When the step was recorded.'),
+      }),
+    ),
+    eventOf(
+      'pull_request',
+      "The job's pull request (or local review page) appeared or changed.",
+      Type.Object({ prLink: Type.String() }),
+    ),
+  ],
+  {
+    $id: 'JobEvent',
+    description:
+      'Each event is sent as `id: <id>`, `event: <type>` and `data: <JSON>` lines and a blank line; comment lines (`: …`) keep an idle stream open.',
+  },
 );
 
 export const BranchReview = Type.Object(
@@ -138,6 +185,12 @@ export const promptBody = (maxPromptLength: number) =>
 
 export const JobListQuery = Type.Object({
   status: Type.Optional(Type.Enum([...JOB_STATUSES])),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'Only jobs one of whose prompts contains this text, whatever its case.',
+    }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 });
@@ -172,5 +225,5 @@ export const ok = (ref: string, description: string) => Type.Ref(ref, { descript
 
 /** Registers the schemas that routes refer to by name (`Type.Ref('Job')`). */
 export function addSharedSchemas(app: FastifyInstance): void {
-  for (const schema of [ErrorBody, Job, JobList, Conversation, BranchReview]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Job, JobList, Conversation, JobEvent, BranchReview]) app.addSchema(schema);
 }

@@ -1,9 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
 import pg from 'pg';
+import { OwnSchemaPostgresDialect } from './own-schema-introspector.ts';
+import { type ListenHandlers, type Listening, listenPostgres } from './pg-listener.ts';
 import type { Database } from './schema.ts';
+
+export type { ListenHandlers, Listening };
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -16,6 +20,11 @@ export type DatabaseConfig =
 export interface Storage {
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * PostgreSQL only: a connection of its own that LISTENs on `channel` and reconnects by
+   * itself; closed with the storage. Absent on SQLite, which has no notifications.
+   */
+  listen?(channel: string, handlers: ListenHandlers): Listening;
   close(): Promise<void>;
 }
 
@@ -31,6 +40,10 @@ function openSqlite(file: string): Storage {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
+  // SQLite's own lower() folds ASCII only; searches compare lower-cased text on both engines.
+  sqlite.function('lower', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? value.toLowerCase() : value,
+  );
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
@@ -69,6 +82,25 @@ function openPostgres(url: string, schema: string | null): Storage {
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
+  const listeners = new Set<Listening>();
+  return {
+    db,
+    dialect: 'postgres',
+    listen(channel, handlers) {
+      const listening = listenPostgres(url, channel, handlers);
+      listeners.add(listening);
+      return {
+        close: async () => {
+          listeners.delete(listening);
+          await listening.close();
+        },
+      };
+    },
+    close: async () => {
+      await Promise.all([...listeners].map((l) => l.close()));
+      listeners.clear();
+      await db.destroy();
+    },
+  };
 }

@@ -8,6 +8,7 @@ import * as m0002 from './migrations/0002_sessions.ts';
 import * as m0003 from './migrations/0003_turn_model.ts';
 import * as m0004 from './migrations/0004_accounts.ts';
 import * as m0005 from './migrations/0005_key_limits.ts';
+import * as m0006 from './migrations/0006_job_events.ts';
 
 // Listed explicitly (not read from disk) so migrations ship with the code that needs them.
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_turn_model': m0003,
   '0004_accounts': m0004,
   '0005_key_limits': m0005,
+  '0006_job_events': m0006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
  * Table shapes as the database holds them. Timestamps are ISO 8601 UTC strings with
@@ -15,6 +15,7 @@ export interface Database {
   sessions: SessionsTable;
   users: UsersTable;
   sign_in_links: SignInLinksTable;
+  job_events: JobEventsTable;
 }
 
 export interface ProjectsTable {
@@ -136,6 +137,18 @@ export interface SignInLinksTable {
   used_at: string | null;
 }
 
+export interface JobEventsTable {
+  /** Increasing; a number on SQLite, a bigint that `pg` returns as a string on PostgreSQL. */
+  id: GeneratedAlways<number | string>;
+  job_id: string;
+  project_id: string;
+  /** status, turn, message, step or pull_request. */
+  type: string;
+  /** JSON payload, shape depends on type. */
+  data: string;
+  created_at: string;
+}
+
 export type ProjectRow = Selectable<ProjectsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type JobRow = Selectable<JobsTable>;
@@ -147,3 +160,4 @@ export type SessionRow = Selectable<SessionsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SignInLinkRow = Selectable<SignInLinksTable>;
+export type NewJobEventRow = Insertable<JobEventsTable>;

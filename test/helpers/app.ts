@@ -38,6 +38,8 @@ export async function startTestApp(
     clock?: Clock;
     /** Analytics settings beyond the configuration's (tests use `normal` durability by default). */
     analytics?: Partial<AnalyticsOptions>;
+    /** Where the built dashboard is (default: dist/dashboard). */
+    dashboardDir?: string;
     /** Failed sign-ins allowed per account and address (the defaults otherwise). */
     signInLimits?: SignInLimits;
     /** Receives every log line (JSON, level trace and up) instead of silence. */
@@ -66,7 +68,12 @@ export async function startTestApp(
   });
   const { key } = await services.keys.create(project.id, 'test');
   const routes: RegisteredRoute[] = [];
-  const app = await buildHttpApp({ services, logger, onRoute: (route) => routes.push(route) });
+  const app = await buildHttpApp({
+    services,
+    logger,
+    onRoute: (route) => routes.push(route),
+    ...(options.dashboardDir ? { dashboardDir: options.dashboardDir } : {}),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {

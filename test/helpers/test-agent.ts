@@ -12,6 +12,8 @@ import type { Agent, AgentTurnInput, AgentTurnResult } from '../../src/domain/ag
  *   "throw:MESSAGE"       raise an unexpected error
  *   "pr ..."              succeed with a pull request link and a changed file
  *   anything else         succeed with no changes
+ * It reports its first message as progress when the turn starts and the second just before
+ * it succeeds, as the documentation agent reports its steps.
  */
 export class PromptScriptedAgent implements Agent {
   readonly calls: AgentTurnInput[] = [];
@@ -32,6 +34,8 @@ export class PromptScriptedAgent implements Agent {
         `${JSON.stringify({ job: input.job.id, seq, attempt, worker: this.workerName, at: Date.now() })}\n`,
       );
     }
+    const working = { role: 'assistant', text: `Working on turn ${seq}` } as const;
+    input.onProgress?.(working);
     const scripted = /^([\w-]+):(.*)$/s.exec(prompt);
     const command = scripted?.[1] ?? prompt.split(/\s/)[0] ?? '';
     const arg = scripted?.[2] ?? '';
@@ -51,16 +55,18 @@ export class PromptScriptedAgent implements Agent {
         throw new Error(arg || 'scripted error');
     }
     const pr = command === 'pr';
+    const read = {
+      role: 'tool',
+      tool: { name: 'read_file', input: { path: 'index.mdx' }, output: '# Hello' },
+    } as const;
+    input.onProgress?.(read);
     return {
       outcome: 'succeeded',
       summary: `did: ${prompt}`,
       changedFiles: pr ? ['docs/page.mdx'] : [],
       prLink: pr ? `https://example.com/pr/${input.job.id}` : null,
       usage: { inputTokens: 10 * seq, outputTokens: seq },
-      messages: [
-        { role: 'assistant', text: `Working on turn ${seq}` },
-        { role: 'tool', tool: { name: 'read_file', input: { path: 'index.mdx' }, output: '# Hello' } },
-      ],
+      messages: [working, read],
     };
   }
 }

@@ -209,6 +209,7 @@ describe(`job runner on ${testBackend}`, () => {
     });
     worker = new Worker({
       storage: t.services.storage,
+      events: t.services.jobEvents,
       agent: next,
       clock: t.services.clock,
       logger: pino({ level: 'silent' }),

@@ -148,6 +148,38 @@ describe(`agent job API on ${testBackend}`, () => {
         /cursor/,
       );
     });
+
+    it('finds jobs by text in any of their prompts, whatever its case, taking % and _ literally', async () => {
+      t = await startTestApp();
+      const rate = await createJob('Add a page about RATE limits');
+      const webhooks = await createJob('Document webhooks');
+      await t.request('POST', `/v2/agent/${t.project.id}/job/${webhooks.id}/message`, {
+        body: { prompt: 'Also mention the Rate-limit headers' },
+      });
+      const accents = await createJob('Réécrire la page Économie');
+      const literal = await createJob('Explain 100% uptime and snake_case names');
+      const search = async (q: string, extra = '') =>
+        (
+          (await (
+            await t.request('GET', `/v2/agent/${t.project.id}/jobs?q=${encodeURIComponent(q)}${extra}`)
+          ).json()) as { jobs: { id: string }[] }
+        ).jobs.map((j) => j.id);
+
+      expect(await search('rate')).toEqual([webhooks.id, rate.id]);
+      expect(await search('économie')).toEqual([accents.id]);
+      expect(await search('100%')).toEqual([literal.id]);
+      expect(await search('%')).toEqual([literal.id]);
+      expect(await search('e_c')).toEqual([literal.id]);
+      expect(await search('nothing like it')).toEqual([]);
+      expect(await search('rate', '&limit=1')).toEqual([webhooks.id]);
+      await t.request('POST', `/v2/agent/${t.project.id}/job/${rate.id}/archive`);
+      expect(await search('rate', '&status=archived')).toEqual([rate.id]);
+      await expectError(
+        await t.request('GET', `/v2/agent/${t.project.id}/jobs?q=${'x'.repeat(201)}`),
+        400,
+        /q must be at most 200 characters/,
+      );
+    });
   });
 
   describe('bad bodies answer 400/413/415 and store nothing', () => {

@@ -227,6 +227,7 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
     const owner = await signIn(t, { role: 'owner' });
     const viewer = await signIn(t, { role: 'viewer' });
     const p = t.project.id;
+    const job = await t.services.jobs.create(await t.services.projects.get(p), 'Check the contract');
     const anonymous = (path: string, body: unknown) =>
       fetch(`${t.baseUrl}${path}`, {
         method: 'POST',
@@ -359,6 +360,22 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
         '/dashboard/api/projects/{projectId}/settings',
       ],
       [await viewer.request('GET', '/dashboard/api/jobs/job_nope'), 'GET', '/dashboard/api/jobs/{jobId}'],
+      [
+        await viewer.request('GET', `/dashboard/api/projects/${p}/jobs?q=contract`),
+        'GET',
+        '/dashboard/api/projects/{projectId}/jobs',
+      ],
+      [
+        await viewer.request('GET', `/dashboard/api/projects/${p}/jobs/${job.id}/changes`),
+        'GET',
+        '/dashboard/api/projects/{projectId}/jobs/{jobId}/changes',
+      ],
+      [
+        // The project's repository is remote: its pull request is merged on the code host.
+        await owner.request('POST', `/dashboard/api/projects/${p}/jobs/${job.id}/merge`),
+        'POST',
+        '/dashboard/api/projects/{projectId}/jobs/{jobId}/merge',
+      ],
     ];
     for (const [response, method, template] of checks) await contract.check(response, method, template);
     expect(contract.checked.map((c) => c.split(' ').at(-1))).toEqual(

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_DIST } from '../../scripts/build-dashboard.ts';
 import { KeyService } from '../../src/domain/keys/key-service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type DashboardSession, signIn } from '../helpers/dashboard-session.ts';
@@ -136,6 +138,8 @@ describe(`every route checks key, session, scope, role and project (${testBacken
   let repo: string;
   let editedUserId: string;
   let twinJobId: string;
+  /** An archived job: its event stream ends by itself once it has replayed the job's events. */
+  let finishedJobId: string;
   const keys = {} as Record<KeyCredential, string | null>;
   const sessions = {} as Record<Exclude<SessionCredential, 'noSession' | 'adminNoCsrf'>, DashboardSession>;
 
@@ -181,6 +185,8 @@ describe(`every route checks key, session, scope, role and project (${testBacken
     jobId = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Add a page')).id;
     // The public API's twins under /dashboard/api act on a job of their own.
     twinJobId = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Add another')).id;
+    finishedJobId = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Stop')).id;
+    await t.services.jobs.archive(projectId, finishedJobId);
     // The job's branch, with one commit on top of main, as the agent would have pushed it.
     const branch = (await t.services.jobs.get(projectId, jobId)).source.ref;
     git(repo, 'checkout', '--quiet', '-b', branch);
@@ -191,6 +197,16 @@ describe(`every route checks key, session, scope, role and project (${testBacken
     await t?.close();
     cleanup?.();
   });
+
+  /** A job of the project whose branch is one commit ahead of main, as the agent would have pushed it. */
+  async function localJobWithCommit(): Promise<string> {
+    const job = await t.services.jobs.create(await t.services.projects.get(projectId), 'Merge me');
+    git(repo, 'branch', '--quiet', job.source.ref, 'main');
+    git(repo, 'checkout', '--quiet', job.source.ref);
+    git(repo, 'commit', '--quiet', '--allow-empty', '-m', `Change of ${job.id}`);
+    git(repo, 'checkout', '--quiet', 'main');
+    return job.id;
+  }
 
   /** The headers a credential sends: a bearer key, or a session's cookie (and CSRF token). */
   async function credentialHeaders(who: Credential, endsSession: boolean): Promise<Record<string, string>> {
@@ -244,6 +260,19 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         headers: { origin: ORIGIN },
       }),
     },
+    'GET /*': {
+      // The dashboard's index.html, for a browser navigation to a path that is not the API's.
+      access: 'public',
+      ok: 200,
+      request: () => ({ path: '/projects', headers: { accept: 'text/html' } }),
+    },
+    'GET /assets/*': {
+      access: 'public',
+      ok: 200,
+      request: () => ({
+        path: `/assets/${readdirSync(path.join(DASHBOARD_DIST, 'assets')).find((f) => f.endsWith('.js'))}`,
+      }),
+    },
     'POST /v2/agent/:projectId/job': {
       access: 'admin',
       ok: 201,
@@ -263,6 +292,11 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}/messages` }),
+    },
+    'GET /v2/agent/:projectId/job/:id/events': {
+      access: 'apiRead',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/job/${finishedJobId}/events` }),
     },
     'POST /v2/agent/:projectId/job/:id/message': {
       access: 'admin',
@@ -490,6 +524,24 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       ok: 200,
       request: () => ({ path: `/dashboard/api/jobs/${jobId}` }),
     },
+    'GET /dashboard/api/projects/:projectId/jobs': {
+      access: 'read',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/projects/${p()}/jobs?q=page` }),
+    },
+    'GET /dashboard/api/projects/:projectId/jobs/:jobId/changes': {
+      access: 'read',
+      ok: 200,
+      request: () => ({ path: `/dashboard/api/projects/${p()}/jobs/${jobId}/changes` }),
+    },
+    'POST /dashboard/api/projects/:projectId/jobs/:jobId/merge': {
+      access: 'write',
+      ok: 200,
+      // A job with a branch of its own each time: a merged branch cannot be merged again.
+      request: async () => ({
+        path: `/dashboard/api/projects/${p()}/jobs/${await localJobWithCommit()}/merge`,
+      }),
+    },
   };
 
   it('has a row for every registered route', () => {
@@ -542,6 +594,9 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         // The tracker script and its CORS preflight.
         'GET /script.js',
         'OPTIONS /v1/analytics/:projectId/collect',
+        // The dashboard application: its pages and assets.
+        'GET /*',
+        'GET /assets/*',
         // The public API through the session: documented once, under /v1 and /v2.
         ...Object.keys(ROUTES).filter((route) => route.includes(' /dashboard/api/v')),
       ].sort(),

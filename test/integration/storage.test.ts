@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/database.ts';
 import { migrate } from '../../src/storage/migrate.ts';
@@ -47,4 +48,32 @@ describe(`storage on ${testBackend}`, () => {
       await sibling.drop();
     }
   });
+
+  it.runIf(testBackend === 'postgres')(
+    "reads only its own schema's tables, so a schema dropped meanwhile elsewhere cannot fail a migration",
+    async () => {
+      // Kysely's own introspector visits every schema of the database (has_schema_privilege on
+      // each), and failed whenever another installation or test dropped one at that moment.
+      const sibling = createTestDatabase();
+      const other = sibling.open();
+      try {
+        await migrate(other, sibling.config);
+        await sql`create table ${sql.id(String(sibling.env.DOCWRIGHT_DATABASE_SCHEMA))}.only_there (x int)`.execute(
+          other.db,
+        );
+        const tables = await storage.db.introspection.getTables({ withInternalKyselyTables: true });
+        expect(new Set(tables.map((t) => t.schema))).toEqual(new Set([await currentSchema(storage)]));
+        expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['projects', 'kysely_migration']));
+        expect(tables.map((t) => t.name)).not.toContain('only_there');
+        const projects = tables.find((t) => t.name === 'projects');
+        expect(projects?.columns.find((c) => c.name === 'id')).toMatchObject({
+          dataType: 'text',
+          isNullable: false,
+        });
+      } finally {
+        await other.close();
+        await sibling.drop();
+      }
+    },
+  );
 });

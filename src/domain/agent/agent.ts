@@ -19,6 +19,13 @@ export interface AgentTurnInput {
   /** Every stored message of earlier turns, oldest first. */
   history: ConversationMessage[];
   signal: AbortSignal;
+  /**
+   * Told of each thing the agent says or does while the turn runs (assistant text, a tool
+   * call with its input and shortened output, a note), for the job's live events. It must
+   * not block: the runner records it in the background. The turn's result still carries
+   * every message; that is what is stored.
+   */
+  onProgress?: (message: AgentMessage) => void;
 }
 
 export interface AgentJob {

@@ -119,7 +119,10 @@ export class DocumentationAgent implements Agent {
         signal,
         retry: { maxRetries: this.deps.maxRetries },
         logger: log,
-        onMessage: () => timer.once('firstReplyMs'),
+        onMessage: (message) => {
+          timer.once('firstReplyMs');
+          input.onProgress?.(message);
+        },
       });
       timer.mark('loopMs');
       await workspace.ready;
@@ -161,16 +164,20 @@ export class DocumentationAgent implements Agent {
         // The branch was pushed by an earlier turn or attempt: make sure it is reviewable.
         return succeeded(loop.summary, [], pr.url, loop.usage, messages);
       }
-      messages.push({
-        role: 'note',
-        text: `Committed ${commit.files.length} file(s) as ${commit.sha.slice(0, 12)}; pull request: ${pr.url}`,
-      });
+      const notes: AgentMessage[] = [
+        {
+          role: 'note',
+          text: `Committed ${commit.files.length} file(s) as ${commit.sha.slice(0, 12)}; pull request: ${pr.url}`,
+        },
+      ];
       if (findings.introduced.length > 0) {
-        messages.push({
+        notes.push({
           role: 'note',
           text: `Validation findings introduced by this change:\n${formatFindings(findings.introduced.slice(0, MAX_FINDINGS_LISTED))}`,
         });
       }
+      for (const note of notes) input.onProgress?.(note);
+      messages.push(...notes);
       timer.mark('publishMs');
       log.info({ files: commit.files.length, prLink: pr.url, timings: timer.marks }, 'turn published');
       return succeeded(loop.summary, commit.files, pr.url, loop.usage, messages);

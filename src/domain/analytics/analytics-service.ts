@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { invalid } from '../errors.ts';
 import { CLASSIFIER_VERSION, classify } from './classifier.ts';
-import { type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
+import { SALT_ROTATIONS, type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
 import { changePageRules, type PageRuleSet, type PageRules, withDefaults } from './page-rules.ts';
 import type { Interval, PageParams } from './query-params.ts';
@@ -35,6 +35,7 @@ export const DEFAULT_MAX_BATCH = 1000;
 export interface AnalyticsSettingsChange {
   allowedOrigins?: string[] | undefined;
   countAiCrawlersAsAi?: boolean | undefined;
+  saltRotation?: SaltRotation | null | undefined;
   pageRules?: Partial<PageRules> | undefined;
 }
 
@@ -147,12 +148,16 @@ export class AnalyticsService {
 
   async updateSettings(projectId: string, patch: AnalyticsSettingsChange): Promise<AnalyticsSettings> {
     const current = await this.settings(projectId);
+    if (patch.saltRotation != null && !(SALT_ROTATIONS as readonly string[]).includes(patch.saltRotation)) {
+      throw invalid(`saltRotation must be one of ${SALT_ROTATIONS.join(', ')}, or null for the deployment's`);
+    }
     const next: AnalyticsSettings = {
       allowedOrigins:
         patch.allowedOrigins === undefined
           ? current.allowedOrigins
           : patch.allowedOrigins.map(normaliseOrigin),
       countAiCrawlersAsAi: patch.countAiCrawlersAsAi ?? current.countAiCrawlersAsAi,
+      saltRotation: patch.saltRotation === undefined ? current.saltRotation : patch.saltRotation,
       pageRules:
         patch.pageRules === undefined
           ? current.pageRules

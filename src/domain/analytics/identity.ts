@@ -80,7 +80,8 @@ export interface IdentityInput {
  * visitor seen both ways is one visitor. IP addresses go into the hash and nowhere else.
  */
 export class VisitorIdentity {
-  private readonly rotation: SaltRotation;
+  /** The deployment's rotation; a project may choose its own (see `AnalyticsSettings`). */
+  readonly rotation: SaltRotation;
   private readonly salts: SaltSource;
   private readonly loaded = new Map<string, HmacKey>();
   // Most traffic repeats (IP, user agent) within a period: skip the HMAC for those. One cache
@@ -91,6 +92,7 @@ export class VisitorIdentity {
   private lastProject = '';
   private lastScope = '';
   private lastPeriod = '';
+  private lastRotation: SaltRotation | null = null;
   private cached = 0;
   private readonly cacheLimit: number;
 
@@ -100,8 +102,8 @@ export class VisitorIdentity {
     this.cacheLimit = options.cacheLimit ?? 200_000;
   }
 
-  periodOf(timestamp: number): string {
-    return saltPeriod(this.rotation, timestamp);
+  periodOf(timestamp: number, rotation: SaltRotation = this.rotation): string {
+    return saltPeriod(rotation, timestamp);
   }
 
   /** Drops deleted salts, and every cached key (cheap to recompute), from memory. */
@@ -132,11 +134,18 @@ export class VisitorIdentity {
   }
 
   /** The 16-byte visitor key. Its salt must have been loaded with `prepare`. */
-  key(input: IdentityInput, salts: BatchSalts = this.loaded): Buffer {
+  key(input: IdentityInput, salts: BatchSalts = this.loaded, rotation: SaltRotation = this.rotation): Buffer {
     if (input.visitorId !== undefined) {
       return this.hmac(EXPLICIT_ID_PERIOD, 0, `${input.projectId}\u0000${input.visitorId}`, salts);
     }
-    return this.anonymousKey(input.projectId, input.timestamp, input.ip ?? '', input.userAgent, salts);
+    return this.anonymousKey(
+      input.projectId,
+      input.timestamp,
+      input.ip ?? '',
+      input.userAgent,
+      salts,
+      rotation,
+    );
   }
 
   /** `key` for a view without a caller's visitor id (no input object: called per log line). */
@@ -146,12 +155,15 @@ export class VisitorIdentity {
     ip: string,
     userAgent: string,
     salts: BatchSalts = this.loaded,
+    rotation: SaltRotation = this.rotation,
   ): Buffer {
-    const start = periodStartDay(this.rotation, timestamp);
-    if (start !== this.lastStart || projectId !== this.lastProject) {
+    const start = periodStartDay(rotation, timestamp);
+    // Two rotations may start a period on the same day (a Monday the 1st): compare both.
+    if (start !== this.lastStart || projectId !== this.lastProject || rotation !== this.lastRotation) {
       this.lastStart = start;
       this.lastProject = projectId;
-      this.lastPeriod = this.rotation === 'never' ? 'never' : this.periodOf(timestamp);
+      this.lastRotation = rotation;
+      this.lastPeriod = rotation === 'never' ? 'never' : this.periodOf(timestamp, rotation);
       this.lastScope = `${this.lastPeriod}\u0000${projectId}`;
       this.lastCache = this.cache.get(this.lastScope) ?? null;
     }

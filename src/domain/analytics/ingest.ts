@@ -7,7 +7,7 @@ import { EXPLICIT_ID_PERIOD, type VisitorIdentity } from './identity.ts';
 import { parseIPv4 } from './identity-cache.ts';
 import { PageRuleSet, withDefaults } from './page-rules.ts';
 import type { PagePath } from './paths.ts';
-import { type AnalyticsStore, EVENT_FLAGS, type PreparedEvent } from './store.ts';
+import { type AnalyticsSettings, type AnalyticsStore, EVENT_FLAGS, type PreparedEvent } from './store.ts';
 import { parseDateTime } from './timestamps.ts';
 
 /** One view as a caller sends it (API, tracker or a parsed log line). */
@@ -81,7 +81,11 @@ export class Ingestor {
 
   /** The project's page-view rules, as its settings say now. */
   async pageRules(projectId: string): Promise<PageRuleSet> {
-    const rules = withDefaults((await this.store.settings(projectId)).pageRules);
+    return this.ruleSet((await this.store.settings(projectId)).pageRules);
+  }
+
+  private ruleSet(stored: AnalyticsSettings['pageRules'] | undefined): PageRuleSet {
+    const rules = withDefaults(stored);
     const key = JSON.stringify(rules);
     let set = this.ruleSets.get(key);
     if (!set) {
@@ -115,13 +119,17 @@ export class Ingestor {
     const checked: Checked[] = [];
     const latest = this.clock().getTime() + MAX_FUTURE_MS;
     const validate = options.parsed ? checkParsed : check;
-    const rules = await this.pageRules(projectId);
+    // Read per batch, so a change made through another process holds.
+    const settings = await this.store.settings(projectId);
+    const rules = this.ruleSet(settings.pageRules);
     for (let index = 0; index < events.length; index++) {
       const problem = validate(events[index], latest, maxId, index, rules);
       if (typeof problem === 'string') rejected.push({ index, reason: problem });
       else checked.push(problem);
     }
 
+    // The project's own rotation.
+    const rotation = settings.saltRotation ?? this.identity.rotation;
     const periods = new Set<string>();
     let lastDay = Number.NaN;
     for (const { event, timestamp } of checked) {
@@ -131,7 +139,7 @@ export class Ingestor {
         const day = Math.floor(timestamp / 86_400_000);
         if (day === lastDay) continue;
         lastDay = day;
-        periods.add(this.identity.periodOf(timestamp));
+        periods.add(this.identity.periodOf(timestamp, rotation));
       }
     }
     const salts = await this.identity.prepare(periods);
@@ -150,7 +158,14 @@ export class Ingestor {
         path: page.path,
         visitorKey:
           event.visitorId === undefined
-            ? this.identity.anonymousKey(projectId, timestamp, event.ip ?? '', event.userAgent, salts)
+            ? this.identity.anonymousKey(
+                projectId,
+                timestamp,
+                event.ip ?? '',
+                event.userAgent,
+                salts,
+                rotation,
+              )
             : this.identity.key(
                 { projectId, timestamp, visitorId: event.visitorId, userAgent: event.userAgent },
                 salts,

@@ -1,4 +1,5 @@
 import type { Category, Purpose } from './categories.ts';
+import type { SaltRotation } from './identity.ts';
 import { DEFAULT_PAGE_RULES, type PageRules } from './page-rules.ts';
 
 /**
@@ -140,6 +141,11 @@ export interface AnalyticsSettings {
   /** Origins allowed to post from the browser tracker, e.g. `https://docs.example.com`. */
   allowedOrigins: string[];
   countAiCrawlersAsAi: boolean;
+  /**
+   * How often this project's anonymous visitor ids reset; null: the deployment's
+   * (DOCWRIGHT_ANALYTICS_SALT_ROTATION). A change applies to views stored from then on.
+   */
+  saltRotation: SaltRotation | null;
   /** Which requests are page views, and which page each is (see page-rules.ts). */
   pageRules: PageRules;
 }
@@ -147,5 +153,6 @@ export interface AnalyticsSettings {
 export const DEFAULT_ANALYTICS_SETTINGS: AnalyticsSettings = {
   allowedOrigins: [],
   countAiCrawlersAsAi: false,
+  saltRotation: null,
   pageRules: DEFAULT_PAGE_RULES,
 };

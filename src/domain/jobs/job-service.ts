@@ -1,13 +1,16 @@
 import type { Storage } from '../../storage/database.ts';
 import type { Executor } from '../../storage/queries/executor.ts';
 import { findJob, type JobPageQuery, listJobs, updateJobIfStatus } from '../../storage/queries/jobs.ts';
-import { cancelOpenTurns } from '../../storage/queries/turns.ts';
+import { cancelOpenTurns, turnSummaries } from '../../storage/queries/turns.ts';
 import type { JobRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
 import { invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { type Project, projectModel } from '../projects/project.ts';
 import { type ConversationMessage, type TurnView, toTurnView } from './conversation.ts';
+import type { JobEventFeed } from './job-event-feed.ts';
+import { openJobEventStream } from './job-event-stream.ts';
+import type { JobEvent, JobEventLog } from './job-events.ts';
 import { type JobStatus, type JobView, toJobView } from './job-view.ts';
 import { loadConversation } from './lifecycle/load-conversation.ts';
 import { queueTurn } from './lifecycle/queue-turn.ts';
@@ -18,12 +21,32 @@ export interface JobPage {
   nextCursor: string | null;
 }
 
+/** A job as the dashboard lists it: with its title (the first prompt, cut short) and its number of turns. */
+export interface JobSummary extends JobView {
+  title: string;
+  turns: number;
+}
+
+export type JobListOptions = {
+  status?: JobStatus | undefined;
+  /** Case-insensitive text that one of the job's prompts contains. */
+  q?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+};
+
+const MAX_TITLE = 200;
+
 export interface JobServiceDeps {
   storage: Storage;
   clock: Clock;
   /** The model used when the project names none; null when none is configured. */
   defaultModel: string | null;
   workSignal: WorkSignal;
+  /** Writes job changes with their events. */
+  events: JobEventLog;
+  /** Wakes this process's event streams. */
+  feed: JobEventFeed;
 }
 
 /**
@@ -56,7 +79,7 @@ export class JobService {
       lease_owner: null,
       lease_expires_at: null,
     };
-    const job = await queueTurn(this.deps.storage, { newJob: row }, prompt, now);
+    const job = await queueTurn(this.deps.events, { newJob: row }, prompt, now);
     this.deps.workSignal.notify();
     return toJobView(job);
   }
@@ -65,13 +88,11 @@ export class JobService {
     return toJobView(await this.find(this.deps.storage.db, projectId, jobId));
   }
 
-  async list(
-    projectId: string,
-    options: { status?: JobStatus | undefined; limit: number; cursor?: string | undefined },
-  ): Promise<JobPage> {
+  async list(projectId: string, options: JobListOptions): Promise<JobPage> {
     const query: JobPageQuery = {
       projectId,
       status: options.status,
+      promptContains: options.q === undefined || options.q === '' ? undefined : options.q,
       limit: options.limit + 1,
       after: options.cursor === undefined ? undefined : decodeCursor(options.cursor),
     };
@@ -84,9 +105,28 @@ export class JobService {
     };
   }
 
+  /** A page of jobs as `list` gives it, each with its title and number of turns. */
+  async listSummaries(
+    projectId: string,
+    options: JobListOptions,
+  ): Promise<{ jobs: JobSummary[]; nextCursor: string | null }> {
+    const page = await this.list(projectId, options);
+    const summaries = await turnSummaries(
+      this.deps.storage.db,
+      page.jobs.map((j) => j.id),
+    );
+    return {
+      jobs: page.jobs.map((job) => {
+        const summary = summaries.get(job.id);
+        return { ...job, title: titleOf(summary?.firstPrompt ?? ''), turns: summary?.turns ?? 0 };
+      }),
+      nextCursor: page.nextCursor,
+    };
+  }
+
   /** A follow-up prompt: queued behind a running turn, or re-opens a finished job. */
   async message(projectId: string, jobId: string, prompt: string): Promise<JobView> {
-    const job = await queueTurn(this.deps.storage, { projectId, jobId }, prompt, iso(this.deps.clock()));
+    const job = await queueTurn(this.deps.events, { projectId, jobId }, prompt, iso(this.deps.clock()));
     this.deps.workSignal.notify();
     return toJobView(job);
   }
@@ -94,7 +134,7 @@ export class JobService {
   /** Stops pending and running turns and ends the job; archiving twice changes nothing. */
   async archive(projectId: string, jobId: string): Promise<JobView> {
     const now = iso(this.deps.clock());
-    return this.deps.storage.db.transaction().execute(async (tx) => {
+    return this.deps.events.transaction(now, async (tx, events) => {
       const existing = await this.find(tx, projectId, jobId);
       const archived = await updateJobIfStatus(tx, existing.id, ['active', 'completed', 'failed'], {
         status: 'archived',
@@ -104,9 +144,24 @@ export class JobService {
         lease_expires_at: null,
       });
       if (!archived) return toJobView(await this.find(tx, projectId, jobId));
-      await cancelOpenTurns(tx, jobId, now);
+      for (const turn of await cancelOpenTurns(tx, jobId, now)) events.turn(archived, 'cancelled', turn);
+      events.status(archived);
       return toJobView(archived);
     });
+  }
+
+  /**
+   * The job's events as they are written (see `openJobEventStream`): after `after`, or its
+   * current status then all of them. Null when a finished job is resumed after its last event.
+   */
+  async events(
+    projectId: string,
+    jobId: string,
+    after: number | null,
+    signal: AbortSignal,
+  ): Promise<AsyncGenerator<JobEvent[]> | null> {
+    const db = this.deps.storage.db;
+    return openJobEventStream(db, this.deps.feed, await this.find(db, projectId, jobId), after, signal);
   }
 
   async conversation(
@@ -140,6 +195,15 @@ export function branchName(jobId: string, prompt: string): string {
     .replace(/-+$/, '');
   const short = jobId.replace(/^job_/, '').slice(0, 8);
   return `docwright/${short}${slug ? `-${slug}` : ''}`;
+}
+
+/** The first prompt on one line, cut at a word near MAX_TITLE characters. */
+function titleOf(prompt: string): string {
+  const flat = prompt.replace(/\s+/g, ' ').trim();
+  if (flat.length <= MAX_TITLE) return flat;
+  const cut = flat.slice(0, MAX_TITLE);
+  const space = cut.lastIndexOf(' ');
+  return `${space > MAX_TITLE / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 function encodeCursor(row: JobRow): string {

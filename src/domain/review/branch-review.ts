@@ -5,6 +5,11 @@ export interface ReviewTarget {
   repository: string;
   branch: string;
   baseBranch: string;
+  /**
+   * Where the branches are: the repository's own (`refs/heads/…`, the default), or, in a
+   * project's mirror of a remote repository, its copies of the remote's (`refs/remotes/origin/…`).
+   */
+  refs?: 'own' | 'mirrored';
 }
 
 export interface ReviewCommit {
@@ -34,6 +39,18 @@ export interface BranchReview {
   /** Unified diff of the branch against where it left the base branch. */
   diff: string;
   diffTruncated: boolean;
+}
+
+/** A job's changes as the dashboard shows them, for any code host. */
+export interface JobChanges extends BranchReview {
+  /**
+   * repository: read from the project's repository on this machine, as it is now.
+   * mirror: read from this server's mirror of the remote repository, as the agent last pushed
+   * and fetched it (the pull request on the code host is the reference).
+   */
+  source: 'repository' | 'mirror';
+  /** Why nothing is shown, when the branch is not here to read. */
+  note: string | null;
 }
 
 export interface MergeResult {

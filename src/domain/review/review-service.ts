@@ -1,20 +1,29 @@
 import type { Storage } from '../../storage/database.ts';
 import { findJob } from '../../storage/queries/jobs.ts';
-import { notFound } from '../errors.ts';
+import type { JobRow } from '../../storage/schema.ts';
+import { conflict, DomainError, notFound } from '../errors.ts';
 import { isLocalRepository } from '../projects/code-host-settings.ts';
-import type { BranchReview, BranchReviewer, MergeResult, ReviewTarget } from './branch-review.ts';
+import type { BranchReview, BranchReviewer, JobChanges, MergeResult, ReviewTarget } from './branch-review.ts';
+
+/** Where this server keeps its mirror of a project's remote repository (see integrations/git). */
+export interface ProjectMirrors {
+  mirrorDir(projectId: string): string;
+}
 
 /**
- * The review of a job whose repository is on this machine (the local code host): its branch's
- * commits and diff against the base branch, and the merge. Jobs of other code hosts are
- * reviewed on GitHub or GitLab, so here they do not exist.
+ * The review of a job's branch. For a repository on this machine (the local code host): its
+ * commits and diff against the base branch, and the merge. For a remote repository (GitHub,
+ * GitLab) the pull request is reviewed and merged on the code host; the dashboard still shows
+ * the changes, read from this server's mirror of the repository.
  */
 export class ReviewService {
   private readonly storage: Storage;
   private readonly reviewer: BranchReviewer;
-  constructor(storage: Storage, reviewer: BranchReviewer) {
+  private readonly mirrors: ProjectMirrors | null;
+  constructor(storage: Storage, reviewer: BranchReviewer, mirrors: ProjectMirrors | null = null) {
     this.storage = storage;
     this.reviewer = reviewer;
+    this.mirrors = mirrors;
   }
 
   /** Throws `not_found` unless the job is in the project and reviewed here. */
@@ -31,11 +40,69 @@ export class ReviewService {
     return { ...(await this.reviewer.merge(target)), baseBranch: target.baseBranch };
   }
 
+  /** The job's changes, whatever its code host (see `JobChanges.source`). */
+  async changes(projectId: string, jobId: string): Promise<JobChanges> {
+    const row = await this.job(projectId, jobId);
+    if (isLocalRepository(row.repository)) {
+      return { ...(await this.reviewer.describe(localTarget(row))), source: 'repository', note: null };
+    }
+    const unavailable = (note: string): JobChanges => ({
+      branch: row.branch,
+      baseBranch: row.base_branch,
+      state: 'missing',
+      commits: [],
+      files: [],
+      diff: '',
+      diffTruncated: false,
+      source: 'mirror',
+      note,
+    });
+    const elsewhere =
+      "This server has no copy of the job's branch: nothing was pushed yet, or a worker on another machine pushed it. The pull request on the code host shows the changes.";
+    if (!this.mirrors) return unavailable(elsewhere);
+    try {
+      const review = await this.reviewer.describe({
+        repository: this.mirrors.mirrorDir(row.project_id),
+        branch: row.branch,
+        baseBranch: row.base_branch,
+        refs: 'mirrored',
+      });
+      if (review.state === 'missing') return unavailable(elsewhere);
+      return { ...review, source: 'mirror', note: null };
+    } catch (error) {
+      // No mirror here yet, or it lacks the base branch: the same answer as a missing branch.
+      if (error instanceof DomainError && error.kind === 'not_found') return unavailable(elsewhere);
+      throw error;
+    }
+  }
+
+  /** Merges a local job's branch; a job of a remote repository is merged on its code host (409). */
+  async mergeJob(projectId: string, jobId: string): Promise<MergeResult & { baseBranch: string }> {
+    const row = await this.job(projectId, jobId);
+    if (!isLocalRepository(row.repository)) {
+      throw conflict(
+        `Job ${jobId} works on a remote repository (${row.repository}): merge its pull request on the code host`,
+      );
+    }
+    const target = localTarget(row);
+    return { ...(await this.reviewer.merge(target)), baseBranch: target.baseBranch };
+  }
+
   private async target(projectId: string, jobId: string): Promise<ReviewTarget> {
     const row = await findJob(this.storage.db, projectId, jobId);
     if (!row || !isLocalRepository(row.repository)) {
       throw notFound(`No locally reviewed job ${jobId} in this project`);
     }
-    return { repository: row.repository, branch: row.branch, baseBranch: row.base_branch };
+    return localTarget(row);
   }
+
+  private async job(projectId: string, jobId: string): Promise<JobRow> {
+    const row = await findJob(this.storage.db, projectId, jobId);
+    if (!row) throw notFound(`Job ${jobId} not found in project ${projectId}`);
+    return row;
+  }
+}
+
+function localTarget(row: JobRow): ReviewTarget {
+  return { repository: row.repository, branch: row.branch, baseBranch: row.base_branch };
 }

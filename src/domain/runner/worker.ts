@@ -4,13 +4,15 @@ import type { Logger } from 'pino';
 import type { Storage } from '../../storage/database.ts';
 import { renewLease } from '../../storage/queries/jobs.ts';
 import type { JobRow, TurnRow } from '../../storage/schema.ts';
-import type { Agent, AgentTurnResult } from '../agent/agent.ts';
+import type { Agent, AgentMessage, AgentTurnResult } from '../agent/agent.ts';
 import { type Clock, iso } from '../clock.ts';
 import { randomBase32 } from '../ids.ts';
+import type { JobEventLog } from '../jobs/job-events.ts';
 import { claimJob } from '../jobs/lifecycle/claim-job.ts';
 import { finishTurn, type TurnOutcome } from '../jobs/lifecycle/finish-turn.ts';
 import type { Lease } from '../jobs/lifecycle/lease.ts';
 import { loadConversation } from '../jobs/lifecycle/load-conversation.ts';
+import { recordStep } from '../jobs/lifecycle/record-step.ts';
 import { releaseJob } from '../jobs/lifecycle/release-job.ts';
 import { retryTurn } from '../jobs/lifecycle/retry-turn.ts';
 import { startTurn } from '../jobs/lifecycle/start-turn.ts';
@@ -18,6 +20,8 @@ import type { WorkSignal } from '../jobs/work-signal.ts';
 
 export interface WorkerDeps {
   storage: Storage;
+  /** Writes each lifecycle step with its events. */
+  events: JobEventLog;
   agent: Agent;
   clock: Clock;
   logger: Logger;
@@ -44,6 +48,8 @@ interface RunningTurn {
   stopReason: 'shutdown' | 'lease-lost' | null;
   turnId: string | null;
   done: Promise<void>;
+  /** The agent's progress, written as step events one after another. */
+  steps: Promise<void>;
 }
 
 /**
@@ -94,7 +100,7 @@ export class Worker {
       // An agent that ignores the abort must not hold shutdown: release its job regardless.
       await Promise.race([all, sleep(5000)]);
       for (const [jobId, run] of this.active)
-        await releaseJob(this.deps.storage, { jobId, owner: this.id }, run.turnId);
+        await releaseJob(this.deps.events, { jobId, owner: this.id }, run.turnId, iso(this.deps.clock()));
     }
     this.log.info('worker stopped');
   }
@@ -139,6 +145,7 @@ export class Worker {
       stopReason: null,
       turnId: null,
       done: Promise.resolve(),
+      steps: Promise.resolve(),
     };
     this.active.set(job.id, run);
     run.done = this.process(job, run)
@@ -151,15 +158,15 @@ export class Worker {
   }
 
   private async process(claimed: JobRow, run: RunningTurn): Promise<void> {
-    const { storage, settings, clock } = this.deps;
+    const { storage, events, settings, clock } = this.deps;
     const lease: Lease = { jobId: claimed.id, owner: this.id };
-    const start = await startTurn(storage, lease, {
+    const start = await startTurn(events, lease, {
       maxAttempts: settings.maxAttempts,
       defaultModel: this.deps.defaultModel,
       now: iso(clock()),
     });
     if (start.kind === 'lost') {
-      await releaseJob(storage, lease, null);
+      await releaseJob(events, lease, null, iso(clock()));
       return;
     }
     if (start.kind === 'settled') return;
@@ -197,15 +204,18 @@ export class Worker {
         turn: { id: turn.id, seq: turn.seq, prompt: turn.prompt, attempt: turn.attempts },
         history,
         signal: run.controller.signal,
+        onProgress: (message) => this.recordProgress(lease, run, turn.seq, message),
       });
     } catch (error) {
       thrown = error;
     } finally {
       clearInterval(heartbeat);
     }
+    // Steps still being written come before the turn's outcome.
+    await run.steps;
 
     if (run.stopReason === 'shutdown') {
-      await releaseJob(storage, lease, turn.id);
+      await releaseJob(events, lease, turn.id, iso(clock()));
       log.info('turn released for another worker');
     } else if (run.stopReason === 'lease-lost') {
       log.warn('turn abandoned: job archived or lease lost');
@@ -213,9 +223,21 @@ export class Worker {
       log.warn({ err: thrown }, 'turn raised an error');
       await this.retryLater(lease, turn, thrown);
     } else {
-      await finishTurn(storage, lease, turn.id, result, iso(clock()));
+      await finishTurn(events, lease, turn.id, result, iso(clock()));
       log.info({ outcome: result.outcome }, 'turn finished');
     }
+  }
+
+  /** Queues a step event behind the turn's earlier ones; a step that cannot be written is only logged. */
+  private recordProgress(lease: Lease, run: RunningTurn, turnSeq: number, message: AgentMessage): void {
+    run.steps = run.steps.then(async () => {
+      if (run.stopReason !== null) return;
+      try {
+        await recordStep(this.deps.events, lease, turnSeq, message, iso(this.deps.clock()));
+      } catch (error) {
+        this.log.warn({ err: error, jobId: lease.jobId }, 'could not record a step of the turn');
+      }
+    });
   }
 
   private async heartbeat(lease: Lease, run: RunningTurn): Promise<void> {
@@ -240,7 +262,7 @@ export class Worker {
     }
     const now = this.deps.clock();
     const backoffMs = Math.min(1000 * 2 ** (turn.attempts - 1), 30_000);
-    await retryTurn(this.deps.storage, lease, turn.id, message, {
+    await retryTurn(this.deps.events, lease, turn.id, message, {
       now: iso(now),
       notBefore: iso(new Date(now.getTime() + backoffMs)),
     });
@@ -248,6 +270,6 @@ export class Worker {
 
   private fail(lease: Lease, turnId: string, reason: string): Promise<void> {
     const result: TurnOutcome = { outcome: 'failed', reason, usage: null, messages: [] };
-    return finishTurn(this.deps.storage, lease, turnId, result, iso(this.deps.clock()));
+    return finishTurn(this.deps.events, lease, turnId, result, iso(this.deps.clock()));
   }
 }

@@ -89,7 +89,8 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
     {
       schema: {
         summary: 'List agent jobs',
-        description: 'Newest first; filter by status; follow nextCursor for more.',
+        description:
+          'Newest first; filter by status and by text in any of its prompts (q); follow nextCursor for more.',
         tags,
         security,
         params: ProjectParams,
@@ -100,6 +101,7 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
     (request) =>
       jobs.list(request.params.projectId, {
         status: request.query.status,
+        q: request.query.q,
         limit: request.query.limit ?? 20,
         cursor: request.query.cursor,
       }),

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AnalyticsService } from '../../domain/analytics/analytics-service.ts';
 import { CATEGORIES } from '../../domain/analytics/categories.ts';
+import { SALT_ROTATIONS } from '../../domain/analytics/identity.ts';
 import {
   DEFAULT_LIMIT,
   MAX_LIMIT,
@@ -244,11 +245,16 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
     countAiCrawlersAsAi: Type.Boolean({
       description: 'Count AI crawlers (GPTBot, ClaudeBot…) as ai in the exports.',
     }),
+    saltRotation: Type.Union([Type.Enum([...SALT_ROTATIONS]), Type.Null()], {
+      description:
+        "How often this project's anonymous visitor ids reset (daily, weekly, monthly, never); null: the server's DOCWRIGHT_ANALYTICS_SALT_ROTATION. A change applies to views stored from then on: a visitor seen on both sides of it counts twice.",
+    }),
   };
   const Settings = Type.Object({ ...settingsFields, pageRules: PageRules });
   const SettingsChange = Type.Object({
     allowedOrigins: Type.Optional(settingsFields.allowedOrigins),
     countAiCrawlersAsAi: Type.Optional(settingsFields.countAiCrawlersAsAi),
+    saltRotation: Type.Optional(settingsFields.saltRotation),
     pageRules: Type.Optional(
       Type.Partial(PageRules, { description: 'The rules to change; the others stay.' }),
     ),

@@ -50,7 +50,8 @@ export const NewKeyBody = Type.Object({
     description: 'admin: everything; read: every GET of the public API; ingest: analytics events only.',
   }),
   expiresInDays: Type.Optional(
-    Type.Union([...EXPIRY_DAYS.map((days) => Type.Literal(days)), Type.Null()], {
+    // The days as an enum: its static type is 7 | 30 | 60 | 90 (a mapped list of literals types as never).
+    Type.Union([Type.Enum([...EXPIRY_DAYS]), Type.Null()], {
       description: 'Days until the key expires (default 90); null: never.',
       examples: [90],
     }),

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { ROLES } from '../../domain/access/principal.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -74,7 +74,9 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
   options,
 ) => {
   const { sessions, signIn, publicUrl } = options;
-  const clientIp = clientIpResolver(options.trustedProxies);
+  const resolveIp = clientIpResolver(options.trustedProxies);
+  // A request whose socket is gone has no address; it gets no answer either, so any key will do.
+  const clientIp = (request: FastifyRequest) => resolveIp(request) ?? 'unknown';
 
   function signedIn(reply: FastifyReply, { token, session }: SignedIn) {
     setSessionCookie(reply, publicUrl, token, sessions.absoluteSeconds);
@@ -107,7 +109,10 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
       },
     },
     async (request, reply) =>
-      signedIn(reply, await signIn.signIn(request.body.email, request.body.password, clientIp(request))),
+      signedIn(
+        reply,
+        await signIn.signIn(request.body.email, request.body.password, clientIp(request) ?? 'unknown'),
+      ),
   );
 
   app.delete(
@@ -164,7 +169,7 @@ export const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardSessionR
       await signIn.changeOwnPassword(
         signedInSession(request.accountSession),
         request.body,
-        clientIp(request),
+        clientIp(request) ?? 'unknown',
       );
       return reply.code(204).send(null);
     },

@@ -31,6 +31,9 @@ export const Settings = Type.Object({
   analytics: Type.Object({
     allowedOrigins: Type.Array(Type.String()),
     countAiCrawlersAsAi: Type.Boolean(),
+    saltRotation: Nullable(
+      Type.Enum([...SALT_ROTATIONS], { description: "The project's own rotation; null: the server's." }),
+    ),
   }),
   server: Type.Object(
     {
@@ -67,6 +70,7 @@ export const SettingsChange = Type.Object({
     Type.Object({
       allowedOrigins: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 100 })),
       countAiCrawlersAsAi: Type.Optional(Type.Boolean()),
+      saltRotation: Type.Optional(Nullable(Type.Enum([...SALT_ROTATIONS]))),
     }),
   ),
 });

@@ -59,9 +59,10 @@ export class LocalReview implements BranchReviewer {
       diff: '',
       diffTruncated: false,
     };
-    const head = await this.resolve(repo, `refs/heads/${target.branch}`);
+    const refs = target.refs === 'mirrored' ? 'refs/remotes/origin' : 'refs/heads';
+    const head = await this.resolve(repo, `${refs}/${target.branch}`);
     if (head === null) return { ...empty, state: 'missing' };
-    const base = await this.resolve(repo, `refs/heads/${target.baseBranch}`);
+    const base = await this.resolve(repo, `${refs}/${target.baseBranch}`);
     if (base === null) throw notFound(`Base branch "${target.baseBranch}" does not exist in ${repo}`);
 
     const range = `${base}..${head}`;

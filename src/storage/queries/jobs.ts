@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Dialect } from '../database.ts';
 import type { JobRow, JobUpdate, NewJobRow } from '../schema.ts';
 import { compiledOnce } from './compiled-once.ts';
@@ -28,6 +29,8 @@ export async function listJobIds(db: Executor, projectId: string): Promise<strin
 export interface JobPageQuery {
   projectId: string;
   status: string | undefined;
+  /** Lower-cased text one of the job's prompts contains, whatever its case. */
+  promptContains: string | undefined;
   limit: number;
   /** Position after which to continue (newest first): the last row of the previous page. */
   after: { createdAt: string; id: string } | undefined;
@@ -39,6 +42,16 @@ export function listJobs(db: Executor, q: JobPageQuery): Promise<JobRow[]> {
     .selectAll()
     .where('project_id', '=', q.projectId)
     .$if(q.status !== undefined, (qb) => qb.where('status', '=', q.status as string))
+    .$if(q.promptContains !== undefined, (qb) =>
+      qb.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('turns')
+            .select('turns.id')
+            .whereRef('turns.job_id', '=', 'jobs.id')
+            .where(sql`lower(turns.prompt)`, 'like', likePattern(q.promptContains as string)),
+        ),
+      ),
+    )
     .$if(q.after !== undefined, (qb) => {
       const after = q.after as { createdAt: string; id: string };
       return qb.where((eb) =>
@@ -127,4 +140,12 @@ export function updateLeasedJob(
     .where('lease_owner', '=', lease.owner)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * A LIKE pattern matching `text` anywhere, its own `%`, `_` and `\` taken literally. The
+ * escape character is named on the query, as SQLite has none by default.
+ */
+function likePattern(text: string) {
+  return sql<string>`${`%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`} escape '\\'`;
 }

@@ -62,11 +62,37 @@ export function updateTurnIfStatus(
     .executeTakeFirst();
 }
 
-export async function cancelOpenTurns(db: Executor, jobId: string, at: string): Promise<void> {
-  await db
+/** Cancels the job's pending and running turns; returns them as cancelled, in order. */
+export async function cancelOpenTurns(db: Executor, jobId: string, at: string): Promise<TurnRow[]> {
+  const rows = await db
     .updateTable('turns')
     .set({ status: 'cancelled', finished_at: at })
     .where('job_id', '=', jobId)
     .where('status', 'in', OPEN_TURN_STATUSES)
+    .returningAll()
     .execute();
+  return rows.sort((a, b) => a.seq - b.seq);
+}
+
+/** Per job: its first prompt and how many turns it has. */
+export async function turnSummaries(
+  db: Executor,
+  jobIds: readonly string[],
+): Promise<Map<string, { firstPrompt: string; turns: number }>> {
+  const summaries = new Map<string, { firstPrompt: string; turns: number }>();
+  if (jobIds.length === 0) return summaries;
+  const rows = await db
+    .selectFrom('turns')
+    .select((eb) => [
+      'job_id',
+      eb.fn.countAll().as('turns'),
+      eb.fn.max(eb.case().when('seq', '=', 1).then(eb.ref('prompt')).end()).as('first_prompt'),
+    ])
+    .where('job_id', 'in', jobIds)
+    .groupBy('job_id')
+    .execute();
+  for (const row of rows) {
+    summaries.set(row.job_id, { firstPrompt: row.first_prompt ?? '', turns: Number(row.turns) });
+  }
+  return summaries;
 }

@@ -43,6 +43,7 @@ describe(`browser collect endpoint on ${testBackend}`, () => {
     expect(await patch.json()).toEqual({
       allowedOrigins: [ORIGIN],
       countAiCrawlersAsAi: false,
+      saltRotation: null,
       pageRules: DEFAULT_PAGE_RULES,
     });
 

@@ -88,6 +88,49 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
     });
   });
 
+  it('lets a project choose its own salt rotation, for the views stored from then on', async () => {
+    const client = (id: string, timestamp: string) => ({
+      id,
+      timestamp,
+      path: '/guide',
+      userAgent: CHROME,
+      ip: '198.51.100.9',
+    });
+    const total = async (from: string, to: string) =>
+      (await json(`/visitors?dateFrom=${from}&dateTo=${to}`)).totals.total;
+    const setRotation = (saltRotation: unknown) =>
+      t.request('PATCH', `/v1/analytics/${t.project.id}/settings`, { body: { saltRotation } });
+
+    // The server's rotation (daily): the same person on two days is two visitors.
+    expect((await (await get('/settings')).json()) as { saltRotation: unknown }).toMatchObject({
+      saltRotation: null,
+    });
+    await ingest([client('d1', '2025-03-01T10:00:00Z'), client('d2', '2025-03-02T10:00:00Z')]);
+    expect(await total('2025-03-01', '2025-03-03')).toBe(2);
+
+    expect(await (await setRotation('never')).json()).toMatchObject({ saltRotation: 'never' });
+    await ingest([client('n1', '2025-03-05T10:00:00Z'), client('n2', '2025-03-06T10:00:00Z')]);
+    expect(await total('2025-03-05', '2025-03-07')).toBe(1);
+    expect(await total('2025-03-01', '2025-03-03')).toBe(2); // views stored before keep their ids
+
+    expect(await (await setRotation('weekly')).json()).toMatchObject({ saltRotation: 'weekly' });
+    // 2025-03-10 is a Monday: two days of one week, then the next week.
+    await ingest([
+      client('w1', '2025-03-10T10:00:00Z'),
+      client('w2', '2025-03-11T10:00:00Z'),
+      client('w3', '2025-03-17T10:00:00Z'),
+    ]);
+    expect(await total('2025-03-10', '2025-03-18')).toBe(2);
+
+    expect(await (await setRotation(null)).json()).toMatchObject({ saltRotation: null });
+    await ingest([client('x1', '2025-03-20T10:00:00Z'), client('x2', '2025-03-21T10:00:00Z')]);
+    expect(await total('2025-03-20', '2025-03-22')).toBe(2);
+
+    const bad = await setRotation('hourly');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toContain('saltRotation');
+  });
+
   it('honours dateFrom inclusive, dateTo exclusive, offsets, and pages exactly', async () => {
     await ingest(views);
     const day2 = await json('/visitors?dateFrom=2025-03-02&dateTo=2025-03-03');

@@ -122,7 +122,7 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     expect(initial.status).toBe(200);
     expect(await initial.json()).toEqual({
       agent: { model: null, draft: true, codeHost: null },
-      analytics: { allowedOrigins: [], countAiCrawlersAsAi: false },
+      analytics: { allowedOrigins: [], countAiCrawlersAsAi: false, saltRotation: null },
       server: { defaultModel: 'openai:gpt-test', saltRotation: 'weekly', publicUrl: 'http://127.0.0.1:0' },
     });
     expect((await viewer.request('PATCH', url, { body: { agent: { draft: false } } })).status).toBe(403);

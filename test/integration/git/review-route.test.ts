@@ -4,11 +4,14 @@ import path from 'node:path';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JobEventFeed } from '../../../src/domain/jobs/job-event-feed.ts';
+import { JobEventLog } from '../../../src/domain/jobs/job-events.ts';
 import { JobService } from '../../../src/domain/jobs/job-service.ts';
 import { WorkSignal } from '../../../src/domain/jobs/work-signal.ts';
 import { KeyService } from '../../../src/domain/keys/key-service.ts';
 import { ProjectService } from '../../../src/domain/projects/project-service.ts';
 import { ReviewService } from '../../../src/domain/review/review-service.ts';
+import { clientIpResolver } from '../../../src/http/client-ip.ts';
 import { installErrorHandling } from '../../../src/http/errors.ts';
 import { reviewRoutes } from '../../../src/http/routes/review.ts';
 import { addSharedSchemas } from '../../../src/http/schemas.ts';
@@ -44,7 +47,15 @@ beforeEach(async () => {
 
   projects = new ProjectService(storage, clock);
   keys = new KeyService(storage, clock);
-  jobs = new JobService({ storage, clock, defaultModel: null, workSignal: new WorkSignal() });
+  const events = new JobEventLog(storage);
+  jobs = new JobService({
+    storage,
+    clock,
+    defaultModel: null,
+    workSignal: new WorkSignal(),
+    events,
+    feed: new JobEventFeed({ log: events }),
+  });
   const project = await projects.create({ name: 'Local docs', repository: repo });
   projectId = project.id;
   const created = await keys.create(project.id, 'review');
@@ -71,6 +82,7 @@ beforeEach(async () => {
       }),
     ),
     keys,
+    clientIp: clientIpResolver([]),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => app.close());

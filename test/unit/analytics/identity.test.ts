@@ -138,6 +138,24 @@ describe('VisitorIdentity', () => {
     }
   });
 
+  it('keys a project by its own rotation, even where two rotations start a period on the same day', async () => {
+    const id = await identity('daily');
+    const monday1st = t('2025-09-01T10:00:00Z'); // the first of a month, and a Monday
+    const salts = await id.prepare([
+      id.periodOf(monday1st, 'weekly'),
+      id.periodOf(monday1st, 'monthly'),
+      id.periodOf(monday1st),
+    ]);
+    expect(id.periodOf(monday1st, 'weekly')).toBe('week-2025-09-01');
+    expect(id.periodOf(monday1st, 'monthly')).toBe('2025-09');
+    const weekly = id.anonymousKey('prj_1', monday1st, '203.0.113.1', UA, salts, 'weekly');
+    const monthly = id.anonymousKey('prj_1', monday1st, '203.0.113.1', UA, salts, 'monthly');
+    const daily = id.anonymousKey('prj_1', monday1st, '203.0.113.1', UA, salts);
+    expect(new Set([weekly, monthly, daily].map((k) => k.toString('hex'))).size).toBe(3);
+    // Each is the same key when asked again, whatever came in between.
+    expect(id.anonymousKey('prj_1', monday1st, '203.0.113.1', UA, salts, 'weekly')).toEqual(weekly);
+  });
+
   it('refuses to hash without the period salt', async () => {
     const id = await identity('daily');
     expect(() => id.key({ projectId: 'p', timestamp: 0, ip: '1.1.1.1', userAgent: UA })).toThrow(

@@ -1,10 +1,10 @@
-import type { Storage } from '../../../storage/database.ts';
 import { updateLeasedJob } from '../../../storage/queries/jobs.ts';
 import { insertMessages, nextMessageSeq } from '../../../storage/queries/messages.ts';
 import { countOpenTurns, OPEN_TURN_STATUSES, updateTurnIfStatus } from '../../../storage/queries/turns.ts';
-import type { JobUpdate } from '../../../storage/schema.ts';
+import type { JobUpdate, MessageRow } from '../../../storage/schema.ts';
 import { newId } from '../../ids.ts';
 import type { AgentMessage, StoredMessage, TokenUsage } from '../conversation.ts';
+import type { JobEventLog } from '../job-events.ts';
 import { type Lease, truncateReason } from './lease.ts';
 
 export type TurnOutcome =
@@ -23,13 +23,13 @@ export type TurnOutcome =
  * Nothing is written once the lease is lost or the job was archived meanwhile.
  */
 export async function finishTurn(
-  storage: Storage,
+  log: JobEventLog,
   lease: Lease,
   turnId: string,
   result: TurnOutcome,
   now: string,
 ): Promise<void> {
-  await storage.db.transaction().execute(async (tx) => {
+  await log.transaction(now, async (tx, events) => {
     const held = await updateLeasedJob(tx, lease, { updated_at: now });
     if (held?.status !== 'active') return;
     const failed = result.outcome === 'failed';
@@ -42,24 +42,26 @@ export async function finishTurn(
     });
     if (!recorded) return;
     let seq = await nextMessageSeq(tx, lease.jobId);
-    await insertMessages(
-      tx,
-      result.messages.map((message) => ({
-        id: newId('msg'),
-        job_id: lease.jobId,
-        turn_id: turnId,
-        seq: seq++,
-        role: message.role,
-        content: JSON.stringify(message satisfies StoredMessage),
-        created_at: now,
-      })),
-    );
+    const messages: MessageRow[] = result.messages.map((message) => ({
+      id: newId('msg'),
+      job_id: lease.jobId,
+      turn_id: turnId,
+      seq: seq++,
+      role: message.role,
+      content: JSON.stringify(message satisfies StoredMessage),
+      created_at: now,
+    }));
+    await insertMessages(tx, messages);
     const changes: JobUpdate = { lease_owner: null, lease_expires_at: null };
     if (result.outcome === 'succeeded' && result.prLink) changes.pr_link = result.prLink;
     if ((await countOpenTurns(tx, lease.jobId)) === 0) {
       changes.status = failed ? 'failed' : 'completed';
       changes.failure_reason = failed ? truncateReason(result.reason) : null;
     }
-    await updateLeasedJob(tx, lease, changes);
+    const job = (await updateLeasedJob(tx, lease, changes)) ?? held;
+    for (const message of messages) events.message(job, recorded.seq, message);
+    events.turn(job, failed ? 'failed' : 'succeeded', recorded);
+    if (job.pr_link !== null && job.pr_link !== held.pr_link) events.pullRequest(job, job.pr_link);
+    events.status(job);
   });
 }

@@ -1,11 +1,11 @@
-import type { Storage } from '../../../storage/database.ts';
 import { findJob, insertJob, updateJobIfStatus } from '../../../storage/queries/jobs.ts';
 import { insertMessages, nextMessageSeq } from '../../../storage/queries/messages.ts';
 import { insertTurn, nextTurnSeq } from '../../../storage/queries/turns.ts';
-import type { JobRow } from '../../../storage/schema.ts';
+import type { JobRow, MessageRow, TurnRow } from '../../../storage/schema.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { StoredMessage } from '../conversation.ts';
+import type { JobEventLog } from '../job-events.ts';
 
 /** A new job (its first turn), or a follow-up to an existing one. */
 export type QueueTurnTarget = { newJob: JobRow } | { projectId: string; jobId: string };
@@ -13,15 +13,16 @@ export type QueueTurnTarget = { newJob: JobRow } | { projectId: string; jobId: s
 /**
  * Queues a prompt as the job's next turn, in one transaction: inserts a new job, or re-opens
  * a completed or failed one (an archived job takes no more turns), then the pending turn and
- * the prompt as the conversation's next message. Returns the job as it now is.
+ * the prompt as the conversation's next message, with their events. Returns the job as it
+ * now is.
  */
 export async function queueTurn(
-  storage: Storage,
+  log: JobEventLog,
   target: QueueTurnTarget,
   prompt: string,
   now: string,
 ): Promise<JobRow> {
-  return storage.db.transaction().execute(async (tx) => {
+  return log.transaction(now, async (tx, events) => {
     let job: JobRow;
     let seq: number;
     if ('newJob' in target) {
@@ -42,9 +43,8 @@ export async function queueTurn(
       job = reopened;
       seq = await nextTurnSeq(tx, jobId);
     }
-    const turnId = newId('turn');
-    await insertTurn(tx, {
-      id: turnId,
+    const turn: TurnRow = {
+      id: newId('turn'),
       job_id: job.id,
       seq,
       prompt,
@@ -57,19 +57,22 @@ export async function queueTurn(
       created_at: now,
       started_at: null,
       finished_at: null,
-    });
+    };
+    await insertTurn(tx, turn);
     const content: StoredMessage = { role: 'user', text: prompt };
-    await insertMessages(tx, [
-      {
-        id: newId('msg'),
-        job_id: job.id,
-        turn_id: turnId,
-        seq: await nextMessageSeq(tx, job.id),
-        role: 'user',
-        content: JSON.stringify(content),
-        created_at: now,
-      },
-    ]);
+    const message: MessageRow = {
+      id: newId('msg'),
+      job_id: job.id,
+      turn_id: turn.id,
+      seq: await nextMessageSeq(tx, job.id),
+      role: 'user',
+      content: JSON.stringify(content),
+      created_at: now,
+    };
+    await insertMessages(tx, [message]);
+    events.status(job);
+    events.turn(job, 'queued', turn);
+    events.message(job, seq, message);
     return job;
   });
 }

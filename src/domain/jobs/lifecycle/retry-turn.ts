@@ -1,6 +1,6 @@
-import type { Storage } from '../../../storage/database.ts';
 import { updateLeasedJob } from '../../../storage/queries/jobs.ts';
 import { updateTurnIfStatus } from '../../../storage/queries/turns.ts';
+import type { JobEventLog } from '../job-events.ts';
 import { type Lease, truncateReason } from './lease.ts';
 
 /**
@@ -9,16 +9,22 @@ import { type Lease, truncateReason } from './lease.ts';
  * which doubles as the backoff (no worker claims it sooner). The attempt stays counted.
  */
 export async function retryTurn(
-  storage: Storage,
+  log: JobEventLog,
   lease: Lease,
   turnId: string,
   error: string,
   times: { now: string; notBefore: string },
 ): Promise<void> {
-  await storage.db.transaction().execute(async (tx) => {
+  await log.transaction(times.now, async (tx, events) => {
     const held = await updateLeasedJob(tx, lease, { updated_at: times.now });
     if (!held) return;
-    await updateTurnIfStatus(tx, turnId, ['running'], { status: 'pending', error: truncateReason(error) });
-    await updateLeasedJob(tx, lease, { lease_owner: null, lease_expires_at: times.notBefore });
+    const turn = await updateTurnIfStatus(tx, turnId, ['running'], {
+      status: 'pending',
+      error: truncateReason(error),
+    });
+    const job =
+      (await updateLeasedJob(tx, lease, { lease_owner: null, lease_expires_at: times.notBefore })) ?? held;
+    if (turn) events.turn(job, 'retrying', turn);
+    events.status(job);
   });
 }

@@ -1,4 +1,3 @@
-import type { Storage } from '../../../storage/database.ts';
 import { updateLeasedJob } from '../../../storage/queries/jobs.ts';
 import { findProject } from '../../../storage/queries/projects.ts';
 import {
@@ -9,6 +8,7 @@ import {
 } from '../../../storage/queries/turns.ts';
 import type { JobRow, TurnRow } from '../../../storage/schema.ts';
 import { type Project, projectModel, toProject } from '../../projects/project.ts';
+import type { JobEventLog } from '../job-events.ts';
 import type { Lease } from './lease.ts';
 
 export type StartTurnResult =
@@ -28,11 +28,11 @@ export type StartTurnResult =
  * `model` shows the model of its latest turn.
  */
 export async function startTurn(
-  storage: Storage,
+  log: JobEventLog,
   lease: Lease,
   options: { maxAttempts: number; defaultModel: string | null; now: string },
 ): Promise<StartTurnResult> {
-  return storage.db.transaction().execute(async (tx): Promise<StartTurnResult> => {
+  return log.transaction(options.now, async (tx, events): Promise<StartTurnResult> => {
     // Writing the job row first locks it and proves the lease is still ours.
     const held = await updateLeasedJob(tx, lease, { updated_at: options.now });
     if (held?.status !== 'active') return { kind: 'lost' };
@@ -40,12 +40,13 @@ export async function startTurn(
     if (!turn) {
       // An active job with nothing left to run (should not happen) takes its last turn's outcome.
       const last = (await listTurns(tx, lease.jobId)).at(-1);
-      await updateLeasedJob(tx, lease, {
+      const settled = await updateLeasedJob(tx, lease, {
         status: last?.status === 'failed' ? 'failed' : 'completed',
         failure_reason: last?.status === 'failed' ? last.error : null,
         lease_owner: null,
         lease_expires_at: null,
       });
+      if (settled) events.status(settled);
       return { kind: 'settled' };
     }
     if (turn.attempts >= options.maxAttempts) return { kind: 'exhausted', turn };
@@ -61,6 +62,8 @@ export async function startTurn(
     });
     if (!started) return { kind: 'lost' };
     const job = (await updateLeasedJob(tx, lease, { model })) ?? held;
+    events.turn(job, 'started', started);
+    events.status(job);
     return { kind: 'started', job, turn: started, project };
   });
 }

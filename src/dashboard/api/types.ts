@@ -1,0 +1,57 @@
+/**
+ * The payloads the dashboard exchanges with the server. Each is the `Static` type of the server's
+ * own TypeBox schema, imported as a type only: nothing of the server reaches the bundle, and a
+ * schema change breaks the dashboard's type check instead of the page.
+ */
+import type { Static } from 'typebox';
+import type { CreatedKey, KeyInfo, KeyList, NewKeyBody } from '../../http/routes/dashboard-keys.ts';
+import type {
+  CheckedProject,
+  NewProjectBody,
+  Project,
+  ProjectChangeBody,
+} from '../../http/routes/dashboard-projects.ts';
+import type {
+  PasswordChangeBody,
+  RedeemLinkBody,
+  SessionView,
+  SignInBody,
+} from '../../http/routes/dashboard-session.ts';
+import type { Settings, SettingsChange } from '../../http/routes/dashboard-settings.ts';
+import type { NewUserBody, SignInLink, User, UserChangeBody } from '../../http/routes/dashboard-users.ts';
+import type { BranchReview, Conversation, ErrorBody, Job, JobList } from '../../http/schemas.ts';
+
+export type ErrorPayload = Static<typeof ErrorBody>;
+export type JobPayload = Static<typeof Job>;
+export type JobListPayload = Static<typeof JobList>;
+export type ConversationPayload = Static<typeof Conversation>;
+export type BranchReviewPayload = Static<typeof BranchReview>;
+
+export type SessionPayload = Static<typeof SessionView>;
+export type SessionUser = SessionPayload['user'];
+export type Role = SessionUser['role'];
+export type SignInPayload = Static<typeof SignInBody>;
+export type RedeemLinkPayload = Static<typeof RedeemLinkBody>;
+export type PasswordChangePayload = Static<typeof PasswordChangeBody>;
+
+export type UserPayload = Static<typeof User>;
+export type UserListPayload = { users: UserPayload[] };
+export type NewUserPayload = Static<typeof NewUserBody>;
+export type UserChangePayload = Static<typeof UserChangeBody>;
+export type SignInLinkPayload = Static<typeof SignInLink>;
+
+export type ProjectPayload = Static<typeof Project>;
+export type ProjectListPayload = { projects: ProjectPayload[] };
+export type NewProjectPayload = Static<typeof NewProjectBody>;
+export type ProjectChangePayload = Static<typeof ProjectChangeBody>;
+export type CheckedProjectPayload = Static<typeof CheckedProject>;
+
+export type SettingsPayload = Static<typeof Settings>;
+export type SettingsChangePayload = Static<typeof SettingsChange>;
+export type CodeHostKind = NonNullable<SettingsPayload['agent']['codeHost']>['kind'];
+
+export type KeyInfoPayload = Static<typeof KeyInfo>;
+export type KeyListPayload = Static<typeof KeyList>;
+export type NewKeyPayload = Static<typeof NewKeyBody>;
+export type CreatedKeyPayload = Static<typeof CreatedKey>;
+export type KeyScope = KeyInfoPayload['scope'];
