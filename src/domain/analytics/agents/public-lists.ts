@@ -3,6 +3,7 @@ import type { Category, Purpose } from '../categories.ts';
 import type { AgentPattern } from './agent.ts';
 import robots from './ai-robots-txt.json' with { type: 'json' };
 import { AI_ROBOTS_CURATION, CRAWLER_LIST_CURATION, OPERATOR_ALIASES } from './curated.ts';
+import { FirstMatch } from './first-match.ts';
 
 /**
  * Where the vendored copy of ai.robots.txt's `robots.json` (ai-robots-txt.json beside this
@@ -102,13 +103,13 @@ export function fromAiRobotsTxt(): AgentPattern[] {
  * (each checked against its example user agents): their patterns as the list gives them.
  */
 export function fromCrawlerUserAgents(before: readonly AgentPattern[]): AgentPattern[] {
-  const known = before.map((p) => new RegExp(p.pattern, 'i'));
+  const known = new FirstMatch(before);
   const added: AgentPattern[] = [];
   for (const entry of crawlerUserAgents as readonly CrawlerEntry[]) {
     const tags = entry.tags ?? [];
     if (!tags.includes('ai-crawler')) continue;
     const examples = entry.instances.length > 0 ? entry.instances : [plainText(entry.pattern)];
-    if (examples.every((ua) => known.some((re) => re.test(ua)))) continue;
+    if (examples.every((ua) => known.find(ua) !== null)) continue;
     const name = plainText(entry.pattern);
     // The same agent under a pattern the token does not match (crawl4ai-adapter/1.0): one name.
     const same = before.find((p) => p.name.toLowerCase() === name.toLowerCase());
