@@ -16,10 +16,10 @@ const ProjectsPage = lazy(() => import('./pages/projects.tsx'));
 const KeysPage = lazy(() => import('./pages/keys.tsx'));
 const SettingsPage = lazy(() => import('./pages/settings.tsx'));
 const UsersPage = lazy(() => import('./pages/users.tsx'));
-const JobsPage = lazy(() => import('./pages/jobs.tsx'));
-const JobPage = lazy(() => import('./pages/job.tsx'));
+const JobsPage = lazy(() => import('./pages/jobs/jobs-page.tsx'));
+const JobPage = lazy(() => import('./pages/jobs/job-page.tsx'));
 const JobRedirect = lazy(() => import('./pages/job-redirect.tsx'));
-const AnalyticsPage = lazy(() => import('./pages/analytics.tsx'));
+const AnalyticsPage = lazy(() => import('./pages/analytics/analytics-page.tsx'));
 const NotFoundPage = lazy(() => import('./pages/not-found.tsx'));
 
 function createQueryClient(): QueryClient {

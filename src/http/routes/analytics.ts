@@ -31,16 +31,41 @@ export interface AnalyticsRoutesOptions {
 const tags = ['Docs analytics'];
 const security = [{ bearerAuth: [] }];
 
-const Counts = Type.Object({
+// Exported for the dashboard, whose payload types are these schemas' Static types.
+export const Counts = Type.Object({
   human: Type.Integer({ description: 'Distinct human visitors (or views).' }),
   ai: Type.Integer({ description: 'Distinct AI visitors (or views): assistants, agents, Markdown fetches.' }),
   total: Type.Integer({ description: 'Distinct visitors in either: a visitor seen both ways counts once.' }),
 });
-const PageRow = Type.Object({
+export const PageRow = Type.Object({
   path: Type.String(),
   human: Type.Integer(),
   ai: Type.Integer(),
   total: Type.Integer(),
+});
+
+export const SeriesReport = Type.Object({
+  interval: Type.String(),
+  points: Type.Array(
+    Type.Object({ start: Type.String({ format: 'date-time' }), visitors: Counts, views: Counts }),
+  ),
+});
+export const BreakdownReport = Type.Object({
+  categories: Type.Array(
+    Type.Object({
+      category: Type.Enum([...CATEGORIES]),
+      visitors: Type.Integer(),
+      views: Type.Integer(),
+    }),
+  ),
+  agents: Type.Array(
+    Type.Object({
+      agent: Type.String(),
+      category: Type.Enum([...CATEGORIES]),
+      visitors: Type.Integer(),
+      views: Type.Integer(),
+    }),
+  ),
 });
 
 const dateParam = (name: string, bound: string) =>
@@ -150,12 +175,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
         params: ProjectParams,
         querystring: SeriesQuery,
         response: {
-          200: Type.Object({
-            interval: Type.String(),
-            points: Type.Array(
-              Type.Object({ start: Type.String({ format: 'date-time' }), visitors: Counts, views: Counts }),
-            ),
-          }),
+          200: SeriesReport,
           ...errorResponses,
         },
       },
@@ -182,23 +202,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
         params: ProjectParams,
         querystring: RangeQuery,
         response: {
-          200: Type.Object({
-            categories: Type.Array(
-              Type.Object({
-                category: Type.Enum([...CATEGORIES]),
-                visitors: Type.Integer(),
-                views: Type.Integer(),
-              }),
-            ),
-            agents: Type.Array(
-              Type.Object({
-                agent: Type.String(),
-                category: Type.Enum([...CATEGORIES]),
-                visitors: Type.Integer(),
-                views: Type.Integer(),
-              }),
-            ),
-          }),
+          200: BreakdownReport,
           ...errorResponses,
         },
       },

@@ -130,7 +130,11 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     const changed = await admin.request('PATCH', url, {
       body: {
         agent: { model: 'anthropic:claude-test', draft: false, host: 'github', hostRepository: 'acme/docs' },
-        analytics: { allowedOrigins: ['https://Docs.Example.com/'], countAiCrawlersAsAi: true },
+        analytics: {
+          allowedOrigins: ['https://Docs.Example.com/'],
+          countAiCrawlersAsAi: true,
+          saltRotation: 'monthly',
+        },
       },
     });
     expect(changed.status).toBe(200);
@@ -140,12 +144,17 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
         draft: false,
         codeHost: { kind: 'github', apiUrl: null, repository: 'acme/docs', credentials: 'none' },
       },
-      analytics: { allowedOrigins: ['https://docs.example.com'], countAiCrawlersAsAi: true },
+      analytics: {
+        allowedOrigins: ['https://docs.example.com'],
+        countAiCrawlersAsAi: true,
+        saltRotation: 'monthly',
+      },
     });
     // The public API sees the same analytics settings (and the page-view rules, not shown here).
     expect(await (await t.request('GET', `/v1/analytics/${t.project.id}/settings`)).json()).toMatchObject({
       allowedOrigins: ['https://docs.example.com'],
       countAiCrawlersAsAi: true,
+      saltRotation: 'monthly',
     });
 
     // Without DOCWRIGHT_SECRET_KEY a token cannot be stored: 400, and nothing else changes either.
