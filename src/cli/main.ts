@@ -218,7 +218,9 @@ function buildProgram(jsonErrors: boolean): Command {
   const analytics = program.command('analytics').description('docs analytics');
   analytics
     .command('import')
-    .description('import an access log: nginx/Apache combined or common format, or JSON lines (CDN exports)')
+    .description(
+      'import an access log: nginx/Apache combined or common, W3C (CloudFront), or JSON lines (Cloudflare, Vercel, Fastly, Netlify, CloudFront v2)',
+    )
     .argument('<file>', 'the log file, or - to read standard input')
     .requiredOption('--project <id>', 'project the views belong to')
     .addOption(
@@ -226,12 +228,17 @@ function buildProgram(jsonErrors: boolean): Command {
         LOG_FORMATS,
       ),
     )
+    .option(
+      '--fields <names>',
+      'W3C columns, for a log without a #Fields: line (CloudFront real-time logs), e.g. "timestamp c-ip cs-method cs-uri-stem sc-status cs-user-agent"',
+    )
     .option('--workers <n>', 'worker threads for a large file (default: one per core, at most 4)', Number)
     .option(...json)
     .action((file, o) =>
       analyticsImportCommand(file, {
         project: o.project,
-        format: o.format,
+        format: o.format ?? (o.fields ? 'w3c' : undefined),
+        fields: o.fields,
         workers: o.workers,
         json: Boolean(o.json),
       }),

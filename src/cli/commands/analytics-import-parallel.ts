@@ -1,8 +1,14 @@
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { analyticsFile } from '../../app/open-analytics.ts';
-import { detectFormat, type LogFormat, parseLine } from '../../domain/analytics/log-formats.ts';
-import type { ImportProgress, ImportSummary } from '../../domain/analytics/log-import.ts';
+import { LineParser, type LogFormat } from '../../domain/analytics/log-formats.ts';
+import {
+  emptyCategories,
+  type ImportProgress,
+  type ImportSummary,
+  importWarnings,
+  sortedReasons,
+} from '../../domain/analytics/log-import.ts';
 import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
 import { syncToDisk, ThreadLock } from '../../integrations/analytics/embedded/analytics-database.ts';
 
@@ -10,6 +16,8 @@ export interface ParallelImportOptions {
   file: string;
   projectId: string;
   format?: LogFormat | undefined;
+  /** W3C columns when the log has no `#Fields:` line. */
+  fields?: readonly string[] | null | undefined;
   workers: number;
   dataDir: string;
   settings: AnalyticsOptions;
@@ -31,13 +39,22 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
   const handle = await open(options.file, 'r');
   let bounds: number[];
   let format: LogFormat;
+  let fields: string[] | null;
   try {
     const { size } = await handle.stat();
-    const head = await readAt(handle, 0, 64 * 1024);
-    format = options.format ?? detectFormat(head.split('\n', 1)[0] ?? '');
+    // The head says the format, and for W3C the columns (`#Fields:`): every slice needs them.
+    const head = new LineParser(options.format, options.fields);
+    const lines = (await readAt(handle, 0, 64 * 1024)).split('\n');
+    for (const line of lines.slice(0, -1)) {
+      head.parse(line);
+      if (line.trim() !== '' && !line.startsWith('#')) break;
+    }
+    format = head.format ?? 'combined';
+    fields = head.fields;
     bounds = [0];
     for (let k = 1; k < options.workers; k++) {
-      const bound = await sliceBoundary(handle, Math.floor((size * k) / options.workers), size, format);
+      const parser = new LineParser(format, fields);
+      const bound = await sliceBoundary(handle, Math.floor((size * k) / options.workers), size, parser);
       if (bound > (bounds[bounds.length - 1] as number) && bound < size) bounds.push(bound);
     }
     bounds.push(size);
@@ -58,6 +75,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
               end,
               projectId: options.projectId,
               format,
+              fields,
               dataDir: options.dataDir,
               settings: { ...options.settings, durability: 'normal' },
               threadLock,
@@ -82,13 +100,25 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
   );
   syncToDisk(analyticsFile(options.dataDir, options.settings));
   const reasons = new Map<string, number>();
-  for (const s of summaries)
+  const categories = emptyCategories();
+  let withoutUserAgent = 0;
+  let withAccept = 0;
+  for (const s of summaries) {
     for (const r of s.reasons) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + r.lines);
-  return {
+    for (const c of Object.keys(categories) as Array<keyof typeof categories>)
+      categories[c] += s.categories[c];
+    withoutUserAgent += s.withoutUserAgent;
+    withAccept += s.withAccept;
+  }
+  const summary = {
     ...sum(summaries),
     format,
-    reasons: [...reasons].map(([reason, lines]) => ({ reason, lines })).sort((a, b) => b.lines - a.lines),
+    reasons: sortedReasons(reasons),
+    categories,
+    withoutUserAgent,
+    withAccept,
   };
+  return { ...summary, warnings: importWarnings(summary) };
 }
 
 function sum(parts: Array<ImportProgress | undefined>): ImportProgress {
@@ -109,7 +139,7 @@ async function sliceBoundary(
   handle: Awaited<ReturnType<typeof open>>,
   from: number,
   size: number,
-  format: LogFormat,
+  parser: LineParser,
 ): Promise<number> {
   let position = from;
   let previousTime: string | null = null;
@@ -121,11 +151,11 @@ async function sliceBoundary(
     const startIndex = previousTime === null ? 1 : 0;
     if (previousTime === null) {
       offset += Buffer.byteLength(lines[0] ?? '') + 1;
-      previousTime = timeOf(format, lines[0] ?? '');
+      previousTime = timeOf(parser, lines[0] ?? '');
     }
     for (let i = startIndex; i < lines.length - 1; i++) {
       const line = lines[i] ?? '';
-      const time = timeOf(format, line);
+      const time = timeOf(parser, line);
       // Cut only where a known second changes (the piece we landed in may not parse).
       if (time !== null && previousTime !== null && time !== previousTime) return offset;
       previousTime = time ?? previousTime;
@@ -137,9 +167,12 @@ async function sliceBoundary(
   return size;
 }
 
-function timeOf(format: LogFormat, line: string): string | null {
-  const parsed = parseLine(format, line);
-  return 'time' in parsed ? parsed.time : null;
+function timeOf(parser: LineParser, line: string): string | null {
+  const parsed = parser.parse(line);
+  if ('time' in parsed) return parsed.time;
+  // A JSON array of records: its first record's second (the line is never split).
+  if ('items' in parsed) for (const item of parsed.items) if ('time' in item) return item.time;
+  return null;
 }
 
 async function readAt(

@@ -15,6 +15,7 @@ interface Slice {
   end: number;
   projectId: string;
   format: LogFormat;
+  fields: string[] | null;
   dataDir: string;
   settings: AnalyticsOptions;
   threadLock: SharedArrayBuffer;
@@ -42,6 +43,7 @@ try {
     projectId: slice.projectId,
     input: input as AsyncIterable<string>,
     format: slice.format,
+    fields: slice.fields,
     onProgress: (progress) => parentPort?.postMessage({ progress: { ...progress } }),
   });
   parentPort?.postMessage({ summary });

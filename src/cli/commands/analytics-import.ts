@@ -10,8 +10,16 @@ import { importFileInParallel } from './analytics-import-parallel.ts';
 /** `docwright analytics import --project ID [--format …] FILE|-` */
 export async function analyticsImportCommand(
   file: string,
-  options: { project: string; format?: LogFormat | undefined; workers?: number | undefined; json: boolean },
+  options: {
+    project: string;
+    format?: LogFormat | undefined;
+    fields?: string | undefined;
+    workers?: number | undefined;
+    json: boolean;
+  },
 ): Promise<void> {
+  // CloudFront real-time logs have no header: the columns as configured, e.g. "timestamp c-ip …".
+  const fields = options.fields?.trim() ? options.fields.trim().split(/[\s,]+/) : null;
   const summary = await withServices(options, async (services) => {
     await services.projects.get(options.project); // a clear "not found" before reading anything
     const size = file === '-' ? null : (await stat(file)).size;
@@ -24,6 +32,7 @@ export async function analyticsImportCommand(
           file,
           projectId: options.project,
           format: options.format,
+          fields,
           workers,
           dataDir: services.config.dataDir,
           settings: services.analyticsOptions,
@@ -41,6 +50,7 @@ export async function analyticsImportCommand(
         projectId: options.project,
         input: input as AsyncIterable<string>,
         format: options.format,
+        fields,
         onProgress: (p) => progress?.update(p),
       });
     } finally {
@@ -63,11 +73,11 @@ function render(s: ImportSummary): string {
       ),
     );
   }
-  if (s.format === 'common' && s.imported > 0) {
-    lines.push(
-      'Note: the common format has no user agent, so its views cannot be told apart as human or AI.',
-    );
-  }
+  const views = Object.entries(s.categories)
+    .filter(([, n]) => n > 0)
+    .map(([category, n]) => `${n.toLocaleString('en')} ${category}`);
+  if (views.length > 0) lines.push(`Views by category: ${views.join(', ')}.`);
+  for (const warning of s.warnings) lines.push(`Warning: ${warning}`);
   return lines.join('\n');
 }
 

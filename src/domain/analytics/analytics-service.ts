@@ -3,6 +3,7 @@ import { invalid } from '../errors.ts';
 import { CLASSIFIER_VERSION, classify } from './classifier.ts';
 import { SALT_ROTATIONS, type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
+import { changePageRules, type PageRuleSet, type PageRules, withDefaults } from './page-rules.ts';
 import type { Interval, PageParams } from './query-params.ts';
 import {
   type AnalyticsSettings,
@@ -29,6 +30,14 @@ export interface AnalyticsServiceOptions {
 }
 
 export const DEFAULT_MAX_BATCH = 1000;
+
+/** A change to a project's analytics settings: the fields given (and rules given) change. */
+export interface AnalyticsSettingsChange {
+  allowedOrigins?: string[] | undefined;
+  countAiCrawlersAsAi?: boolean | undefined;
+  saltRotation?: SaltRotation | null | undefined;
+  pageRules?: Partial<PageRules> | undefined;
+}
 
 /** Docs analytics: ingestion from every source, and the exports, per project. */
 export class AnalyticsService {
@@ -89,7 +98,9 @@ export class AnalyticsService {
 
   /**
    * Applies the current agent list to the project's views classified by an older one (after
-   * an upgrade that changed the list); views keep their time, page and visitor.
+   * an upgrade that changed the list); views keep their time, page and visitor. Page-view
+   * rules are not applied again: they decided which requests became views, and a view's raw
+   * path is not stored.
    */
   reclassify(projectId: string): Promise<ReclassifyResult> {
     return this.store.reclassify(projectId, {
@@ -101,6 +112,11 @@ export class AnalyticsService {
           llmsTxt: (flags & EVENT_FLAGS.llmsTxt) !== 0,
         }),
     });
+  }
+
+  /** The project's page-view rules, compiled. */
+  pageRules(projectId: string): Promise<PageRuleSet> {
+    return this.ingestor.pageRules(projectId);
   }
 
   /** For log import: events as the log parser builds them (see `parseLine`). */
@@ -125,12 +141,13 @@ export class AnalyticsService {
     return this.store.breakdown(projectId, params);
   }
 
-  settings(projectId: string): Promise<AnalyticsSettings> {
-    return this.store.settings(projectId);
+  async settings(projectId: string): Promise<AnalyticsSettings> {
+    const stored = await this.store.settings(projectId);
+    return { ...stored, pageRules: withDefaults(stored.pageRules) };
   }
 
-  async updateSettings(projectId: string, patch: Partial<AnalyticsSettings>): Promise<AnalyticsSettings> {
-    const current = await this.store.settings(projectId);
+  async updateSettings(projectId: string, patch: AnalyticsSettingsChange): Promise<AnalyticsSettings> {
+    const current = await this.settings(projectId);
     if (patch.saltRotation != null && !(SALT_ROTATIONS as readonly string[]).includes(patch.saltRotation)) {
       throw invalid(`saltRotation must be one of ${SALT_ROTATIONS.join(', ')}, or null for the deployment's`);
     }
@@ -141,6 +158,10 @@ export class AnalyticsService {
           : patch.allowedOrigins.map(normaliseOrigin),
       countAiCrawlersAsAi: patch.countAiCrawlersAsAi ?? current.countAiCrawlersAsAi,
       saltRotation: patch.saltRotation === undefined ? current.saltRotation : patch.saltRotation,
+      pageRules:
+        patch.pageRules === undefined
+          ? current.pageRules
+          : changePageRules(current.pageRules, patch.pageRules),
     };
     await this.store.saveSettings(projectId, next);
     return next;

@@ -1,11 +1,13 @@
 import { hash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Clock } from '../clock.ts';
+import type { Category } from './categories.ts';
 import { acceptsMarkdown, CLASSIFIER_VERSION, classify } from './classifier.ts';
 import { EXPLICIT_ID_PERIOD, type VisitorIdentity } from './identity.ts';
 import { parseIPv4 } from './identity-cache.ts';
-import { normalisePath, type PagePath } from './paths.ts';
-import { type AnalyticsStore, EVENT_FLAGS, type PreparedEvent } from './store.ts';
+import { PageRuleSet, withDefaults } from './page-rules.ts';
+import type { PagePath } from './paths.ts';
+import { type AnalyticsSettings, type AnalyticsStore, EVENT_FLAGS, type PreparedEvent } from './store.ts';
 import { parseDateTime } from './timestamps.ts';
 
 /** One view as a caller sends it (API, tracker or a parsed log line). */
@@ -19,6 +21,8 @@ export interface IncomingEvent {
   referrer?: string | undefined;
   status?: number | undefined;
   id?: string | number | undefined;
+  /** The response's content type, when a log records it (not an API field). */
+  contentType?: string | undefined;
 }
 
 export interface EventRejection {
@@ -30,6 +34,8 @@ export interface IngestResult {
   accepted: number;
   duplicates: number;
   rejected: EventRejection[];
+  /** Log import only: the valid views by category, stored now or before (duplicates). */
+  categories?: Partial<Record<Category, number>>;
 }
 
 const EARLIEST = Date.UTC(2000, 0, 1);
@@ -64,10 +70,30 @@ export class Ingestor {
   private readonly identity: VisitorIdentity;
   private readonly clock: Clock;
 
+  /** Compiled page-view rules, by their JSON: projects mostly share the defaults. */
+  private readonly ruleSets = new Map<string, PageRuleSet>();
+
   constructor(options: { store: AnalyticsStore; identity: VisitorIdentity; clock: Clock }) {
     this.store = options.store;
     this.identity = options.identity;
     this.clock = options.clock;
+  }
+
+  /** The project's page-view rules, as its settings say now. */
+  async pageRules(projectId: string): Promise<PageRuleSet> {
+    return this.ruleSet((await this.store.settings(projectId)).pageRules);
+  }
+
+  private ruleSet(stored: AnalyticsSettings['pageRules'] | undefined): PageRuleSet {
+    const rules = withDefaults(stored);
+    const key = JSON.stringify(rules);
+    let set = this.ruleSets.get(key);
+    if (!set) {
+      if (this.ruleSets.size >= 100) this.ruleSets.clear();
+      set = new PageRuleSet(rules);
+      this.ruleSets.set(key, set);
+    }
+    return set;
   }
 
   async ingest(
@@ -77,7 +103,10 @@ export class Ingestor {
   ): Promise<IngestResult> {
     const { prepared, rejected } = await this.prepare(projectId, events, options);
     const { accepted, duplicates } = await this.store.append(projectId, prepared);
-    return { accepted, duplicates, rejected };
+    if (!options.parsed) return { accepted, duplicates, rejected };
+    const categories: Partial<Record<Category, number>> = {};
+    for (const { category } of prepared) categories[category] = (categories[category] ?? 0) + 1;
+    return { accepted, duplicates, rejected, categories };
   }
 
   async prepare(
@@ -90,14 +119,17 @@ export class Ingestor {
     const checked: Checked[] = [];
     const latest = this.clock().getTime() + MAX_FUTURE_MS;
     const validate = options.parsed ? checkParsed : check;
+    // Read per batch, so a change made through another process holds.
+    const settings = await this.store.settings(projectId);
+    const rules = this.ruleSet(settings.pageRules);
     for (let index = 0; index < events.length; index++) {
-      const problem = validate(events[index], latest, maxId, index);
+      const problem = validate(events[index], latest, maxId, index, rules);
       if (typeof problem === 'string') rejected.push({ index, reason: problem });
       else checked.push(problem);
     }
 
-    // The project's own rotation, read per batch so a change made through another process holds.
-    const rotation = (await this.store.settings(projectId)).saltRotation ?? this.identity.rotation;
+    // The project's own rotation.
+    const rotation = settings.saltRotation ?? this.identity.rotation;
     const periods = new Set<string>();
     let lastDay = Number.NaN;
     for (const { event, timestamp } of checked) {
@@ -115,7 +147,7 @@ export class Ingestor {
     const prepared: PreparedEvent[] = [];
     for (const { event, timestamp, page } of checked) {
       const wantsMarkdown = acceptsMarkdown(event.accept);
-      const { category, agent } = classify(event.userAgent, {
+      const { category, purpose, agent } = classify(event.userAgent, {
         markdownPath: page.markdownPath,
         acceptsMarkdown: wantsMarkdown,
         llmsTxt: page.llmsTxt,
@@ -139,6 +171,7 @@ export class Ingestor {
                 salts,
               ),
         category,
+        purpose,
         agent,
         classifierVersion: CLASSIFIER_VERSION,
         userAgent: event.userAgent.slice(0, MAX_TEXT),
@@ -168,7 +201,13 @@ export function eventKey(projectId: string, id: string): string {
  * client IP, a page-view status and a string id: the rest is checked as `check` does, with the
  * same reasons, and the event is kept as it is.
  */
-function checkParsed(raw: unknown, latest: number, maxId: number, index: number): string | Checked {
+function checkParsed(
+  raw: unknown,
+  latest: number,
+  maxId: number,
+  index: number,
+  rules: PageRuleSet,
+): string | Checked {
   const e = raw as IncomingEvent;
   let timestamp: number | null;
   if (typeof e.timestamp === 'number') timestamp = Number.isInteger(e.timestamp) ? e.timestamp : null;
@@ -178,10 +217,11 @@ function checkParsed(raw: unknown, latest: number, maxId: number, index: number)
   }
   if (timestamp < EARLIEST) return 'timestamp is before 2000-01-01';
   if (timestamp > latest) return 'timestamp is more than a day in the future';
-  const page = cachedPage(e.path);
-  if (page === null) {
-    return 'path must be a URL path starting with / (or a full http(s) URL), without spaces, at most 2048 characters';
-  }
+  const page = rules.page(e.path);
+  if (page === null) return PATH_PROBLEM;
+  if ('notPage' in page) return page.notPage;
+  const contentType = rules.contentTypeProblem(e.contentType);
+  if (contentType) return contentType;
   const ip = e.ip;
   if (ip === undefined) return 'ip or visitorId is required to tell visitors apart';
   if (ip.length > 64) return 'ip must be at most 64 characters';
@@ -197,17 +237,8 @@ function checkParsed(raw: unknown, latest: number, maxId: number, index: number)
   return { index, timestamp, page, event: e };
 }
 
-// Logs repeat the same few thousand paths: normalise each once.
-const pages = new Map<string, PagePath | null>();
-function cachedPage(path: string): PagePath | null {
-  let page = pages.get(path);
-  if (page === undefined) {
-    page = normalisePath(path);
-    if (pages.size >= 50_000) pages.clear();
-    pages.set(path, page);
-  }
-  return page;
-}
+const PATH_PROBLEM =
+  'path must be a URL path starting with / (or a full http(s) URL), without spaces, at most 2048 characters';
 
 const EVENT_FIELDS = new Set([
   'timestamp',
@@ -222,7 +253,13 @@ const EVENT_FIELDS = new Set([
 ]);
 
 /** Validates one event; returns the reason it is rejected, or the event and its time. */
-function check(raw: unknown, latest: number, maxId: number, index: number): string | Checked {
+function check(
+  raw: unknown,
+  latest: number,
+  maxId: number,
+  index: number,
+  rules: PageRuleSet,
+): string | Checked {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'event must be a JSON object';
   const e = raw as Record<string, unknown>;
   // A misspelt field (useragent, visitor_id) must not pass as an event without it.
@@ -241,10 +278,9 @@ function check(raw: unknown, latest: number, maxId: number, index: number): stri
   if (timestamp > latest) return 'timestamp is more than a day in the future';
 
   if (e.path === undefined) return 'path is required';
-  const page = typeof e.path === 'string' ? normalisePath(e.path) : null;
-  if (typeof e.path !== 'string' || page === null) {
-    return 'path must be a URL path starting with / (or a full http(s) URL), without spaces, at most 2048 characters';
-  }
+  const page = typeof e.path === 'string' ? rules.page(e.path) : null;
+  if (typeof e.path !== 'string' || page === null) return PATH_PROBLEM;
+  if ('notPage' in page) return page.notPage;
   if (e.userAgent === undefined)
     return 'userAgent is required (send an empty string if the request had none)';
   if (typeof e.userAgent !== 'string') return 'userAgent must be a string';

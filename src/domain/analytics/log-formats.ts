@@ -1,15 +1,23 @@
-import type { IncomingEvent } from './ingest.ts';
+import { unescapeLogText } from './escapes.ts';
+import { viewOfRecord } from './log-records.ts';
+import { type LineView, toView } from './log-view.ts';
 
-export const LOG_FORMATS = ['combined', 'common', 'json'] as const;
+export const LOG_FORMATS = ['combined', 'common', 'w3c', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** A parsed line: the view it records, or why it is skipped (a short, countable reason). */
-export type ParsedLine = { event: IncomingEvent; time: string } | { skip: string };
+export type { LineView } from './log-view.ts';
+
+/**
+ * A parsed line: the view it records, why it is skipped (a short, countable reason), or, for a
+ * line holding a JSON array of records (a Vercel `json` drain delivery), one result per record.
+ */
+export type ParsedLine = LineView | { skip: string } | { items: Array<LineView | { skip: string }> };
 
 // nginx/Apache: %h %l %u [%t] "%r" %>s %b, then "%{Referer}i" "%{User-agent}i" in combined.
-const COMMON = /^(\S+) \S+ \S+ \[([^\]]+)\] "([^"]*)" (\d{3}) (?:\d+|-)/;
+// A quoted field may hold \" escapes: `[^"\\]*(?:\\.[^"\\]*)*` reads it in runs (fast), not char by char.
+const COMMON = /^(\S+) \S+ \S+ \[([^\]]+)\] "([^"\\]*(?:\\.[^"\\]*)*)" (\d{3}) (?:\d+|-)/;
 const COMBINED =
-  /^(\S+) \S+ \S+ \[([^\]]+)\] "([^"]*)" (\d{3}) (?:\d+|-) "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)"/;
+  /^(\S+) \S+ \S+ \[([^\]]+)\] "([^"\\]*(?:\\.[^"\\]*)*)" (\d{3}) (?:\d+|-) "([^"\\]*(?:\\.[^"\\]*)*)" "([^"\\]*(?:\\.[^"\\]*)*)"/;
 const CLF_TIME = /^(\d{2})\/([A-Za-z]{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})$/;
 const MONTHS: Record<string, number> = {
   Jan: 0,
@@ -26,18 +34,70 @@ const MONTHS: Record<string, number> = {
   Dec: 11,
 };
 
-/** Assets a docs page loads: requests for them are not page views. */
-const ASSET =
-  /\.(?:css|js|mjs|map|json|png|jpe?g|gif|svg|webp|avif|ico|woff2?|ttf|otf|eot|mp4|webm|mp3|wasm|xml|rss|atom|zip|gz|pdf)$/i;
-
-/** Picks the format from the first line when none is given. */
+/** Picks the format from the first line that is not a comment, when none is given. */
 export function detectFormat(line: string): LogFormat {
-  if (line.trimStart().startsWith('{')) return 'json';
+  const start = line.trimStart();
+  if (start.startsWith('{') || start.startsWith('[')) return 'json';
+  if (start.startsWith('#Fields:') || start.startsWith('#Version:')) return 'w3c';
   return COMBINED.test(line) ? 'combined' : 'common';
 }
 
+/**
+ * Parses the lines of one log, in order: it remembers what earlier lines declared (a W3C
+ * `#Fields:` directive names the columns of the lines after it). Lines starting with `#` are
+ * directives or comments, never views.
+ */
+export class LineParser {
+  format: LogFormat | undefined;
+  /** The W3C columns: from `#Fields:`, or given (CloudFront real-time logs have no header). */
+  fields: string[] | null;
+
+  constructor(format?: LogFormat, fields?: readonly string[] | null) {
+    this.format = format;
+    this.fields = fields ? [...fields] : null;
+  }
+
+  parse(line: string): ParsedLine {
+    if (line.charCodeAt(0) === 35) {
+      // `#Fields: date time …` (CloudFront standard logs, IIS): the columns from here on.
+      if (line.startsWith('#Fields:')) {
+        this.fields = line.slice('#Fields:'.length).trim().split(/\s+/);
+        this.format ??= 'w3c';
+      } else if (line.startsWith('#Version:')) this.format ??= 'w3c';
+      return { skip: 'directive or comment (#)' };
+    }
+    this.format ??= detectFormat(line);
+    switch (this.format) {
+      case 'json':
+        return parseJsonLine(line);
+      case 'w3c':
+        return this.parseW3c(line);
+      default:
+        return parseClfLine(this.format, line);
+    }
+  }
+
+  private parseW3c(line: string): ParsedLine {
+    const fields = this.fields;
+    if (!fields) return { skip: 'no #Fields: line before it (give the columns with --fields)' };
+    // CloudFront separates with tabs; IIS with spaces (and writes a space in a value as +).
+    const values = line.includes('\t') ? line.split('\t') : line.split(' ');
+    if (values.length !== fields.length) return { skip: `not ${fields.length} W3C fields` };
+    const record: Record<string, string> = {};
+    for (let i = 0; i < fields.length; i++) {
+      const value = values[i] as string;
+      if (value !== '-' && value !== '') record[fields[i] as string] = value;
+    }
+    return viewOfRecord(record, !line.includes('\t'));
+  }
+}
+
+/** Parses one line of a format that needs no earlier lines (all but W3C without its header). */
 export function parseLine(format: LogFormat, line: string): ParsedLine {
-  if (format === 'json') return parseJsonLine(line);
+  return new LineParser(format).parse(line);
+}
+
+function parseClfLine(format: 'combined' | 'common', line: string): ParsedLine {
   const match = (format === 'combined' ? COMBINED : COMMON).exec(line);
   if (!match) return { skip: `not a ${format} log line` };
   const [, ip, time, request, status, referrer, userAgent] = match as unknown as string[];
@@ -47,10 +107,10 @@ export function parseLine(format: LogFormat, line: string): ParsedLine {
     time: time ?? '',
     timestamp,
     ip,
-    request,
+    request: request === undefined ? undefined : unescapeLogText(request),
     status: Number(status),
-    referrer: referrer === undefined || referrer === '-' ? undefined : unescapeQuoted(referrer),
-    userAgent: userAgent === undefined ? '' : unescapeQuoted(userAgent),
+    referrer: referrer === undefined || referrer === '-' ? undefined : unescapeLogText(referrer),
+    userAgent: userAgent === undefined || userAgent === '-' ? '' : unescapeLogText(userAgent),
   });
 }
 
@@ -76,125 +136,14 @@ function parseClfTimeUncached(value: string): number | null {
   return m[7] === '-' ? local + offset : local - offset;
 }
 
-interface RawView {
-  time: string;
-  timestamp: number | string;
-  ip: string | undefined;
-  /** `GET /path HTTP/1.1`, or just the path with `method` given separately. */
-  request: string | undefined;
-  method?: string | undefined;
-  status: number;
-  referrer: string | undefined;
-  userAgent: string;
-  accept?: string | undefined;
-}
-
-function toView(raw: RawView): ParsedLine {
-  let method = raw.method;
-  let target = raw.request;
-  if (method === undefined && target !== undefined) {
-    // `GET /path HTTP/1.1`: the method, then the target up to the next space.
-    const space = target.indexOf(' ');
-    if (space === -1) return { skip: 'malformed request line' };
-    const end = target.indexOf(' ', space + 1);
-    method = target.slice(0, space);
-    target = end === -1 ? target.slice(space + 1) : target.slice(space + 1, end);
-  }
-  if (method !== undefined && method !== 'GET' && method.toUpperCase() !== 'GET')
-    return { skip: `method ${method.toUpperCase()}` };
-  if (!target) return { skip: 'no path' };
-  if (!Number.isInteger(raw.status) || raw.status < 100 || raw.status > 599) return { skip: 'bad status' };
-  if (!((raw.status >= 200 && raw.status < 300) || raw.status === 304))
-    return { skip: `status ${raw.status}` };
-  if (isAsset(target)) return { skip: 'asset (not a page)' };
-  if (!raw.ip) return { skip: 'no client IP' };
-  return {
-    time: raw.time,
-    event: {
-      timestamp: raw.timestamp,
-      path: target,
-      userAgent: raw.userAgent,
-      ip: raw.ip,
-      referrer: raw.referrer,
-      status: raw.status,
-      accept: raw.accept,
-    },
-  };
-}
-
-// Not cached in a map: hashing each line's fresh target string costs more than the regex.
-function isAsset(target: string): boolean {
-  const cut = target.search(/[?#]/);
-  return ASSET.test(cut >= 0 ? target.slice(0, cut) : target);
-}
-
-// Field names used by common CDN and proxy log exports (Cloudflare, Fastly, CloudFront, nginx JSON).
-const FIELDS = {
-  time: ['timestamp', 'time', '@timestamp', 'date', 'EdgeStartTimestamp', 'datetime', 'time_iso8601', 'ts'],
-  ip: ['ip', 'client_ip', 'clientIp', 'remote_addr', 'ClientIP', 'c-ip', 'clientIP', 'remoteAddr'],
-  path: [
-    'path',
-    'uri',
-    'url',
-    'request_uri',
-    'ClientRequestURI',
-    'ClientRequestPath',
-    'cs-uri-stem',
-    'requestPath',
-  ],
-  userAgent: ['userAgent', 'user_agent', 'http_user_agent', 'ClientRequestUserAgent', 'cs(User-Agent)', 'ua'],
-  status: ['status', 'status_code', 'statusCode', 'EdgeResponseStatus', 'sc-status', 'OriginResponseStatus'],
-  method: ['method', 'request_method', 'ClientRequestMethod', 'cs-method', 'requestMethod'],
-  referrer: ['referrer', 'referer', 'http_referer', 'ClientRequestReferer', 'cs(Referer)'],
-  accept: ['accept', 'http_accept', 'ClientRequestAccept'],
-} as const;
-
-function field(record: Record<string, unknown>, names: readonly string[]): unknown {
-  for (const name of names) if (record[name] !== undefined && record[name] !== null) return record[name];
-  return undefined;
-}
-
 function parseJsonLine(line: string): ParsedLine {
-  let record: unknown;
+  let parsed: unknown;
   try {
-    record = JSON.parse(line);
+    parsed = JSON.parse(line);
   } catch {
     return { skip: 'not valid JSON' };
   }
-  if (typeof record !== 'object' || record === null || Array.isArray(record))
-    return { skip: 'not a JSON object' };
-  const r = record as Record<string, unknown>;
-  const time = field(r, FIELDS.time);
-  const timestamp = jsonTime(time);
-  if (timestamp === null) return { skip: 'bad timestamp' };
-  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  const status = field(r, FIELDS.status);
-  return toView({
-    time: String(time),
-    timestamp,
-    ip: text(field(r, FIELDS.ip)),
-    request: text(field(r, FIELDS.path)),
-    method: text(field(r, FIELDS.method)) ?? 'GET',
-    status: typeof status === 'string' ? Number(status) : typeof status === 'number' ? status : 200,
-    referrer: text(field(r, FIELDS.referrer)),
-    userAgent: text(field(r, FIELDS.userAgent)) ?? '',
-    accept: text(field(r, FIELDS.accept)),
-  });
-}
-
-/** ISO 8601 strings as they are; numbers as epoch seconds, milliseconds or nanoseconds. */
-function jsonTime(value: unknown): number | string | null {
-  if (typeof value === 'string') {
-    // An ISO date-time (the usual case) has its first '-' at index 4: no need for the regex.
-    if (value.charCodeAt(4) === 45) return value;
-    return /^\d+(\.\d+)?$/.test(value) ? jsonTime(Number(value)) : value;
-  }
-  if (typeof value !== 'number' || !Number.isFinite(value)) return null;
-  if (value > 1e17) return Math.floor(value / 1e6); // nanoseconds
-  if (value > 1e11) return Math.floor(value); // milliseconds
-  return Math.floor(value * 1000); // seconds
-}
-
-function unescapeQuoted(value: string): string {
-  return value.includes('\\') ? value.replace(/\\(.)/g, '$1') : value;
+  // A Vercel `json` drain delivers a batch as one array.
+  if (Array.isArray(parsed)) return { items: parsed.map((record) => viewOfRecord(record)) };
+  return viewOfRecord(parsed);
 }

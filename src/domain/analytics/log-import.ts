@@ -1,6 +1,7 @@
 import type { AnalyticsService } from './analytics-service.ts';
+import { CATEGORIES, type Category } from './categories.ts';
 import type { IncomingEvent } from './ingest.ts';
-import { detectFormat, type LogFormat, parseLine } from './log-formats.ts';
+import { LineParser, type LineView, type LogFormat } from './log-formats.ts';
 
 export interface ImportProgress {
   lines: number;
@@ -14,6 +15,14 @@ export interface ImportSummary extends ImportProgress {
   format: LogFormat;
   /** Skipped lines by reason, most frequent first. */
   reasons: Array<{ reason: string; lines: number }>;
+  /** The views the log makes (imported now or before), by category. */
+  categories: Record<Category, number>;
+  /** Of those, views whose line had no user agent. */
+  withoutUserAgent: number;
+  /** Of those, views whose line recorded the Accept header. */
+  withAccept: number;
+  /** What looks wrong with the result, and why (no human or no AI view). */
+  warnings: string[];
 }
 
 export interface ImportOptions {
@@ -23,6 +32,8 @@ export interface ImportOptions {
   input: AsyncIterable<string>;
   /** Detected from the first line when absent. */
   format?: LogFormat | undefined;
+  /** W3C columns when the log has no `#Fields:` line (CloudFront real-time logs). */
+  fields?: readonly string[] | null | undefined;
   /** Views per durable append (default 20,000). */
   batchSize?: number;
   onProgress?: (progress: ImportProgress) => void;
@@ -36,12 +47,15 @@ export interface ImportOptions {
 export async function importLog(options: ImportOptions): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 20_000;
   const progress: ImportProgress = { lines: 0, bytes: 0, imported: 0, duplicates: 0, skipped: 0 };
+  const categories = emptyCategories();
+  let withoutUserAgent = 0;
+  let withAccept = 0;
   const reasons = new Map<string, number>();
   const skip = (reason: string, count = 1) => {
     reasons.set(reason, (reasons.get(reason) ?? 0) + count);
     progress.skipped += count;
   };
-  let format = options.format;
+  const parser = new LineParser(options.format, options.fields);
   let batch: IncomingEvent[] = [];
   let lastTime = '';
   // The lines of the current second, and how often each came. A second rarely has many lines:
@@ -80,7 +94,27 @@ export async function importLog(options: ImportOptions): Promise<ImportSummary> 
     progress.imported += result.accepted;
     progress.duplicates += result.duplicates;
     for (const rejection of result.rejected) skip(rejection.reason);
+    for (const [category, n] of Object.entries(result.categories ?? {}))
+      categories[category as Category] += n as number;
+    for (const event of events) {
+      // Rejected events (assets…) count too: the warnings are about what the log records.
+      if (event.userAgent === '') withoutUserAgent++;
+      if (event.accept !== undefined) withAccept++;
+    }
     options.onProgress?.(progress);
+  };
+
+  const add = (view: LineView, id: string) => {
+    // Identical lines (same client, page and second) are separate views: number them.
+    if (view.time !== lastTime) {
+      lastTime = view.time;
+      thisSecond = [];
+      counts = [];
+      seenThisSecond = null;
+    }
+    // The line is the id (hashed once into the event key): no second hash per line.
+    view.event.id = `log:${occurrence(id)}:${id}`;
+    batch.push(view.event);
   };
 
   const handle = (line: string) => {
@@ -89,22 +123,15 @@ export async function importLog(options: ImportOptions): Promise<ImportSummary> 
       skip('empty line');
       return;
     }
-    if (format === undefined) format = detectFormat(line);
-    const parsed = parseLine(format, line);
-    if ('skip' in parsed) {
-      skip(parsed.skip);
-      return;
-    }
-    // Identical lines (same client, page and second) are separate views: number them.
-    if (parsed.time !== lastTime) {
-      lastTime = parsed.time;
-      thisSecond = [];
-      counts = [];
-      seenThisSecond = null;
-    }
-    // The line is the id (hashed once into the event key): no second hash per line.
-    parsed.event.id = `log:${occurrence(line)}:${line}`;
-    batch.push(parsed.event);
+    const parsed = parser.parse(line);
+    if ('skip' in parsed) skip(parsed.skip);
+    else if ('items' in parsed) {
+      // A JSON array of records: each is a view of its own, numbered in the line.
+      parsed.items.forEach((item, index) => {
+        if ('skip' in item) skip(item.skip);
+        else add(item, `${index}:${line}`);
+      });
+    } else add(parsed, line);
   };
 
   let rest = '';
@@ -123,9 +150,52 @@ export async function importLog(options: ImportOptions): Promise<ImportSummary> 
   await flush();
   options.onProgress?.(progress);
 
-  return {
+  const summary = {
     ...progress,
-    format: format ?? 'combined',
-    reasons: [...reasons].map(([reason, lines]) => ({ reason, lines })).sort((a, b) => b.lines - a.lines),
+    format: parser.format ?? 'combined',
+    reasons: sortedReasons(reasons),
+    categories,
+    withoutUserAgent,
+    withAccept,
   };
+  return { ...summary, warnings: importWarnings(summary) };
+}
+
+export function emptyCategories(): Record<Category, number> {
+  return Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
+}
+
+export function sortedReasons(reasons: Map<string, number>): Array<{ reason: string; lines: number }> {
+  return [...reasons].map(([reason, lines]) => ({ reason, lines })).sort((a, b) => b.lines - a.lines);
+}
+
+/**
+ * Warnings for an import that yields no human view or no AI view, saying why when the log
+ * shows it: a format without user agents (the common format) counts every view as a bot; a log
+ * without the Accept header cannot show agents that borrow a browser's user agent.
+ */
+export function importWarnings(s: Omit<ImportSummary, 'warnings'>): string[] {
+  const views = CATEGORIES.reduce((sum, c) => sum + s.categories[c], 0);
+  if (views === 0) return [];
+  const warnings: string[] = [];
+  const noUserAgent =
+    s.withoutUserAgent >= views
+      ? s.format === 'common'
+        ? 'the common log format records no user agent, so no view can be told apart: import a combined log (nginx’s default; Apache’s "%{User-agent}i") to count people and AI'
+        : 'no line records a user agent, so no view can be told apart'
+      : null;
+  if (s.categories.human === 0) {
+    warnings.push(
+      `No human views: ${noUserAgent ?? `every one of the ${views.toLocaleString('en')} views came from a bot, crawler or AI agent (see the breakdown); check that the log is the docs site's and not a health check's`}.`,
+    );
+  }
+  if (s.categories.ai === 0) {
+    const why =
+      noUserAgent ??
+      (s.withAccept === 0
+        ? 'no AI agent is named in the user agents and no view fetched Markdown or llms.txt; this log does not record the Accept header, so agents that send a browser’s user agent and ask for text/markdown cannot be seen'
+        : 'no AI agent is named in the user agents and no view fetched Markdown, asked for text/markdown or read llms.txt');
+    warnings.push(`No AI views: ${why}.`);
+  }
+  return warnings;
 }

@@ -1,5 +1,6 @@
-import type { Category } from './categories.ts';
+import type { Category, Purpose } from './categories.ts';
 import type { SaltRotation } from './identity.ts';
+import { DEFAULT_PAGE_RULES, type PageRules } from './page-rules.ts';
 
 /**
  * The analytics store: where views are appended and how the exports are answered. The
@@ -46,6 +47,8 @@ export interface PreparedEvent {
   /** 16-byte visitor key (see VisitorIdentity). */
   visitorKey: Buffer;
   category: Category;
+  /** Why an AI agent fetched it (null for human, search and bot views). */
+  purpose: Purpose | null;
   agent: string;
   classifierVersion: number;
   /** Kept so views can be reclassified when the agent list changes. */
@@ -57,18 +60,20 @@ export interface PreparedEvent {
 }
 
 export const EVENT_FLAGS = { markdownPath: 1, acceptsMarkdown: 2, llmsTxt: 4 } as const;
+/** Every EVENT_FLAGS bit: a store may use the byte's other bits for itself. */
+export const EVENT_FLAGS_MASK = 7;
 
 /** The current classifier, as `reclassify` applies it to a stored view. */
 export interface Reclassifier {
   version: number;
-  /** The view's category and agent from its stored user agent and EVENT_FLAGS. */
-  classify(userAgent: string, flags: number): { category: Category; agent: string };
+  /** The view's category, purpose and agent from its stored user agent and EVENT_FLAGS. */
+  classify(userAgent: string, flags: number): { category: Category; purpose: Purpose | null; agent: string };
 }
 
 export interface ReclassifyResult {
   /** Views classified by an older version, now classified by this one. */
   examined: number;
-  /** Of those, views whose category or agent changed. */
+  /** Of those, views whose category, purpose or agent changed. */
   changed: number;
 }
 
@@ -141,10 +146,13 @@ export interface AnalyticsSettings {
    * (DOCWRIGHT_ANALYTICS_SALT_ROTATION). A change applies to views stored from then on.
    */
   saltRotation: SaltRotation | null;
+  /** Which requests are page views, and which page each is (see page-rules.ts). */
+  pageRules: PageRules;
 }
 
 export const DEFAULT_ANALYTICS_SETTINGS: AnalyticsSettings = {
   allowedOrigins: [],
   countAiCrawlersAsAi: false,
   saltRotation: null,
+  pageRules: DEFAULT_PAGE_RULES,
 };

@@ -218,7 +218,31 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
     },
   );
 
-  const Settings = Type.Object({
+  const PageRules = Type.Object(
+    {
+      assetExtensions: Type.Array(Type.String({ maxLength: 200 }), {
+        maxItems: 200,
+        description: 'File extensions of assets (css, js, png…): never page views.',
+      }),
+      excludePaths: Type.Array(Type.String({ maxLength: 200 }), {
+        maxItems: 200,
+        description:
+          'Paths that are never page views, as glob patterns on the path without its query (/robots.txt, /api/search, /_next/**).',
+      }),
+      stripHtmlExtension: Type.Boolean({ description: '/guide.html counts as /guide.' }),
+      mergeIndexPages: Type.Boolean({ description: '/guide/index.html, /guide/index.md count as /guide.' }),
+      pageContentTypes: Type.Array(Type.String({ maxLength: 200 }), {
+        maxItems: 200,
+        description:
+          'When a log records the content type of the response, only these are page views (text/html, text/markdown…).',
+      }),
+    },
+    {
+      description:
+        'Which requests are page views and which page each one is. A change applies to views ingested after it.',
+    },
+  );
+  const settingsFields = {
     allowedOrigins: Type.Array(Type.String(), {
       description: 'Origins the browser tracker may post from, e.g. https://docs.example.com; "*" for any.',
     }),
@@ -229,6 +253,15 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
       description:
         "How often this project's anonymous visitor ids reset (daily, weekly, monthly, never); null: the server's DOCWRIGHT_ANALYTICS_SALT_ROTATION. A change applies to views stored from then on: a visitor seen on both sides of it counts twice.",
     }),
+  };
+  const Settings = Type.Object({ ...settingsFields, pageRules: PageRules });
+  const SettingsChange = Type.Object({
+    allowedOrigins: Type.Optional(settingsFields.allowedOrigins),
+    countAiCrawlersAsAi: Type.Optional(settingsFields.countAiCrawlersAsAi),
+    saltRotation: Type.Optional(settingsFields.saltRotation),
+    pageRules: Type.Optional(
+      Type.Partial(PageRules, { description: 'The rules to change; the others stay.' }),
+    ),
   });
 
   app.get(
@@ -253,7 +286,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
         tags,
         security,
         params: ProjectParams,
-        body: Type.Partial(Settings),
+        body: SettingsChange,
         response: { 200: Settings, ...bodyErrorResponses },
       },
     },

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_PAGE_RULES } from '../../../src/domain/analytics/page-rules.ts';
 import { startTestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
 import { type AnalyticsTestApp, startAnalyticsApp } from './analytics-app.ts';
@@ -43,6 +44,7 @@ describe(`browser collect endpoint on ${testBackend}`, () => {
       allowedOrigins: [ORIGIN],
       countAiCrawlersAsAi: false,
       saltRotation: null,
+      pageRules: DEFAULT_PAGE_RULES,
     });
 
     const ok = await collect({ origin: ORIGIN });

@@ -291,6 +291,56 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
     expect(typo.status).toBe(400);
     expect((await errorBody(typo)).error).toBe('Invalid query parameters: unknown parameter "datefrom"');
   });
+
+  it('applies the project page-view rules to every view, and changes them field by field', async () => {
+    const settingsPath = `/v1/analytics/${t.project.id}/settings`;
+    const before = (await (await get('/settings')).json()) as { pageRules: Record<string, unknown> };
+    expect(before.pageRules).toMatchObject({ stripHtmlExtension: true, mergeIndexPages: true });
+    expect(before.pageRules.excludePaths).toContain('/api/search');
+    const view = (id: string, path: string) => ({ ...views[0], id, path });
+
+    const res = await ingest([view('r1', '/robots.txt'), view('r2', '/guide.html'), view('r3', '/app.css')]);
+    expect(await res.json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [
+        { index: 0, reason: 'not a page: excluded path /robots.txt' },
+        { index: 2, reason: 'not a page: asset' },
+      ],
+    });
+
+    const changed = await t.request('PATCH', settingsPath, {
+      body: { pageRules: { stripHtmlExtension: false, excludePaths: ['/internal/**'] } },
+    });
+    expect(changed.status).toBe(200);
+    const after = (await changed.json()) as {
+      pageRules: Record<string, unknown>;
+      countAiCrawlersAsAi: boolean;
+    };
+    expect(after.pageRules).toMatchObject({
+      stripHtmlExtension: false,
+      mergeIndexPages: true,
+      excludePaths: ['/internal/**'],
+    });
+    // A new rule applies to views ingested after it; the views already stored keep their page.
+    await ingest([view('r4', '/guide.html'), view('r5', '/robots.txt'), view('r6', '/internal/x')]);
+    expect(
+      ((await (await get('/views')).json()) as { views: Array<{ path: string }> }).views
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(['/guide', '/guide.html', '/robots.txt']);
+
+    const bad = await t.request('PATCH', settingsPath, {
+      body: { pageRules: { excludePaths: ['internal'] } },
+    });
+    expect(bad.status).toBe(400);
+    expect((await errorBody(bad)).error).toBe('pageRules.excludePaths: "internal" must start with /');
+    const unknown = await t.request('PATCH', settingsPath, { body: { pageRules: { stripHtml: true } } });
+    expect(unknown.status).toBe(400);
+    expect((await errorBody(unknown)).error).toMatch(
+      /unknown field "pageRules.stripHtml"|unknown field "stripHtml"/,
+    );
+  });
 });
 
 describe(`analytics rate limit on ${testBackend}`, () => {

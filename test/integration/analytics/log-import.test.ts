@@ -63,7 +63,7 @@ describe(`docwright analytics import on ${testBackend}`, () => {
     expect(first).toMatchObject({ lines: 10, imported: 4, duplicates: 0, skipped: 6, format: 'combined' });
     expect(first.reasons).toEqual(
       expect.arrayContaining([
-        { reason: 'asset (not a page)', lines: 1 },
+        { reason: 'not a page: asset', lines: 1 },
         { reason: 'status 404', lines: 1 },
         { reason: 'method POST', lines: 1 },
         { reason: 'malformed request line', lines: 1 },

@@ -17,6 +17,11 @@ describe('normalisePath', () => {
     ['//double//slashes/', '/double/slashes'],
     ['/llms.txt', '/llms.txt'],
     ['/Case/Kept', '/Case/Kept'],
+    ['/index.html', '/'],
+    ['/guide.html', '/guide'],
+    ['/guide/index', '/guide'],
+    ['/caf%c3%a9', '/café'],
+    ['/a%2fb/', '/a%2Fb'],
   ])('%s → %s', (raw, expected) => {
     expect(normalisePath(raw)?.path).toBe(expected);
   });

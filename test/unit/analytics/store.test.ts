@@ -6,8 +6,12 @@ import {
   AnalyticsService,
   type AnalyticsServiceOptions,
 } from '../../../src/domain/analytics/analytics-service.ts';
-import type { Category } from '../../../src/domain/analytics/categories.ts';
+import { type Category, purposeFromCode } from '../../../src/domain/analytics/categories.ts';
 import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
+import {
+  AnalyticsDatabase,
+  RECORD_WORDS,
+} from '../../../src/integrations/analytics/embedded/analytics-database.ts';
 import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
 
 const NOW = new Date('2025-03-10T12:00:00Z');
@@ -16,6 +20,27 @@ const CHROME =
 const CHATGPT =
   'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot';
 const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
+
+/** Each stored view's agent, purpose and fetch flags, in storage order (read from the file). */
+function storedViews(file: string): Array<{ agent: string; purpose: string | null; fetch: number }> {
+  const db = new AnalyticsDatabase({ file });
+  try {
+    const views: Array<{ agent: string; purpose: string | null; fetch: number }> = [];
+    for (const chunk of db.projectChunkPage(db.projectNo('prj'), 0, 1000)) {
+      for (let r = 0; r < chunk.count * RECORD_WORDS; r += RECORD_WORDS) {
+        const byte = (chunk.words[r + 6] as number) >>> 24;
+        views.push({
+          agent: db.agents.nameOf(chunk.words[r + 3] as number),
+          purpose: purposeFromCode(byte >>> 3),
+          fetch: byte & 7,
+        });
+      }
+    }
+    return views;
+  } finally {
+    db.close();
+  }
+}
 
 describe('embedded analytics store', () => {
   let dir: string;
@@ -192,6 +217,7 @@ describe('embedded analytics store', () => {
       path: '/guide',
       visitorKey: Buffer.alloc(16, n),
       category,
+      purpose: null,
       agent,
       classifierVersion: 0, // an agent list older than any release
       userAgent,
@@ -217,6 +243,13 @@ describe('embedded analytics store', () => {
     const agents = (await reader.breakdown('prj', { range: { from: null, to: null } })).agents;
     expect(agents).toContainEqual({ agent: 'GPTBot', category: 'ai_crawler', visitors: 1, views: 1 });
     expect(agents).toContainEqual({ agent: 'curl', category: 'ai', visitors: 1, views: 1 });
+    // The purpose is stored with each view, and rewritten with its category.
+    expect(storedViews(file)).toEqual([
+      { agent: 'GPTBot', purpose: 'training', fetch: 0 },
+      { agent: 'Browser', purpose: null, fetch: 0 },
+      { agent: 'curl', purpose: 'assistant', fetch: EVENT_FLAGS.markdownPath },
+      { agent: 'Browser', purpose: null, fetch: 0 },
+    ]);
     // The snapshots written after reclassifying hold the new categories.
     await writer.store.close();
     await reader.store.close();

@@ -1,5 +1,10 @@
 import type { Logger } from 'pino';
-import { CATEGORY_CODES, type Category, categoryFromCode } from '../../../domain/analytics/categories.ts';
+import {
+  CATEGORY_CODES,
+  type Category,
+  categoryFromCode,
+  PURPOSE_CODES,
+} from '../../../domain/analytics/categories.ts';
 import {
   type AnalyticsSettings,
   type AnalyticsStore,
@@ -8,6 +13,7 @@ import {
   type BreakdownQuery,
   type Counts,
   DEFAULT_ANALYTICS_SETTINGS,
+  EVENT_FLAGS_MASK,
   type PageQuery,
   type PageReport,
   type PageRow,
@@ -292,14 +298,16 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
               userAgents.set(ua, userAgent);
             }
             const packed = w[r + 6] as number;
-            const flags = (packed >>> 24) & 0xff;
-            const { category, agent } = classifier.classify(userAgent, flags);
+            const flags = (packed >>> 24) & EVENT_FLAGS_MASK;
+            const { category, purpose, agent } = classifier.classify(userAgent, flags);
             const code = CATEGORY_CODES[category];
+            const byte = flagsByte(flags, purpose === null ? 0 : PURPOSE_CODES[purpose]);
             const agentNo = db.agents.idFor(agent);
             result.examined++;
-            if (code !== ((packed >>> 16) & 0xff) || agentNo !== w[r + 3]) result.changed++;
+            if (code !== ((packed >>> 16) & 0xff) || byte !== packed >>> 24 || agentNo !== w[r + 3])
+              result.changed++;
             w[r + 3] = agentNo;
-            w[r + 6] = ((packed & 0xffff) | (code << 16) | (flags << 24)) >>> 0;
+            w[r + 6] = ((packed & 0xffff) | (code << 16) | (byte << 24)) >>> 0;
             w[r + 7] = classifier.version;
             dirty = true;
           }
@@ -490,7 +498,7 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
           event.referrer === null ? 0 : db.referrers.idFor(event.referrer),
           event.status ?? 0,
           CATEGORY_CODES[event.category],
-          event.flags,
+          flagsByte(event.flags, event.purpose === null ? 0 : PURPOSE_CODES[event.purpose]),
           event.classifierVersion,
           lo,
           hi,
@@ -909,8 +917,8 @@ class ChunkWriter {
 
   /**
    * Layout: [0] ms of day, [1] path, [2] visitor, [3] agent, [4] user agent, [5] referrer (0:
-   * none), [6] status | category << 16 | flags << 24, [7] classifier version, [8..9] key (0, 0:
-   * none).
+   * none), [6] status | category << 16 | flags << 24 (see flagsByte), [7] classifier version,
+   * [8..9] key (0, 0: none).
    */
   push(
     msOfDay: number,
@@ -947,6 +955,14 @@ class ChunkWriter {
     w[r + 9] = keyHi;
     this.count++;
   }
+}
+
+/**
+ * A view's flags byte: how it was fetched (EVENT_FLAGS, bits 0–2) and its purpose code (bits
+ * 3–5; 0 for none). Views stored before purposes existed have 0 there until reclassified.
+ */
+function flagsByte(fetchFlags: number, purposeCode: number): number {
+  return (fetchFlags & EVENT_FLAGS_MASK) | (purposeCode << 3);
 }
 
 function addKeys(keys: KeySet, chunk: Chunk): void {
