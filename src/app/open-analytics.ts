@@ -28,6 +28,8 @@ export function openAnalytics(options: {
   });
   return new AnalyticsService({
     store,
+    salts: store,
+    settings: store,
     clock: options.clock,
     saltRotation: options.settings.saltRotation,
     saltRetentionDays: options.settings.saltRetentionDays,

@@ -7,17 +7,24 @@ import { changePageRules, type PageRuleSet, type PageRules, withDefaults } from 
 import type { Interval, PageParams } from './query-params.ts';
 import {
   type AnalyticsSettings,
+  type AnalyticsSettingsStore,
   type AnalyticsStore,
   type Breakdown,
   EVENT_FLAGS,
   type PageReport,
   type ReclassifyResult,
+  type SaltStore,
   type SeriesPoint,
   type TimeRange,
 } from './store.ts';
 
 export interface AnalyticsServiceOptions {
+  /** Where views are stored and counted. */
   store: AnalyticsStore;
+  /** Visitor-identity salts, shared by every process. */
+  salts: SaltStore;
+  /** Per-project settings. */
+  settings: AnalyticsSettingsStore;
   clock: Clock;
   /** Salt rotation for anonymous visitor ids (default daily). */
   saltRotation?: SaltRotation;
@@ -42,6 +49,8 @@ export interface AnalyticsSettingsChange {
 /** Docs analytics: ingestion from every source, and the exports, per project. */
 export class AnalyticsService {
   readonly store: AnalyticsStore;
+  private readonly salts: SaltStore;
+  private readonly settingsStore: AnalyticsSettingsStore;
   readonly maxBatch: number;
   readonly saltRotation: SaltRotation;
   private readonly ingestor: Ingestor;
@@ -51,23 +60,30 @@ export class AnalyticsService {
 
   constructor(options: AnalyticsServiceOptions) {
     this.store = options.store;
+    this.salts = options.salts;
+    this.settingsStore = options.settings;
     this.clock = options.clock;
     this.saltRetentionDays = options.saltRetentionDays ?? 7;
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     this.saltRotation = options.saltRotation ?? 'daily';
     const identity = new VisitorIdentity({
       rotation: this.saltRotation,
-      salts: options.store,
+      salts: options.salts,
       ...(options.identityCacheLimit ? { cacheLimit: options.identityCacheLimit } : {}),
     });
     this.identity = identity;
-    this.ingestor = new Ingestor({ store: options.store, identity, clock: options.clock });
+    this.ingestor = new Ingestor({
+      store: options.store,
+      settings: options.settings,
+      identity,
+      clock: options.clock,
+    });
   }
 
   /** Deletes the salts of periods that ended more than the retention ago; returns how many. */
   async pruneSalts(): Promise<number> {
     const now = this.clock().getTime();
-    const forgotten = await this.store.forgetSalts((period) =>
+    const forgotten = await this.salts.forgetSalts((period) =>
       saltExpired(period, now, this.saltRetentionDays),
     );
     this.identity.forget(forgotten);
@@ -125,7 +141,7 @@ export class AnalyticsService {
   }
 
   async pages(projectId: string, measure: 'visitors' | 'views', params: PageParams): Promise<PageReport> {
-    const { countAiCrawlersAsAi } = await this.store.settings(projectId);
+    const { countAiCrawlersAsAi } = await this.settingsStore.settings(projectId);
     return this.store.pages(projectId, { ...params, measure, countAiCrawlersAsAi });
   }
 
@@ -133,7 +149,7 @@ export class AnalyticsService {
     projectId: string,
     params: { range: TimeRange; interval: Interval },
   ): Promise<SeriesPoint[]> {
-    const { countAiCrawlersAsAi } = await this.store.settings(projectId);
+    const { countAiCrawlersAsAi } = await this.settingsStore.settings(projectId);
     return this.store.timeSeries(projectId, { ...params, countAiCrawlersAsAi });
   }
 
@@ -142,7 +158,7 @@ export class AnalyticsService {
   }
 
   async settings(projectId: string): Promise<AnalyticsSettings> {
-    const stored = await this.store.settings(projectId);
+    const stored = await this.settingsStore.settings(projectId);
     return { ...stored, pageRules: withDefaults(stored.pageRules) };
   }
 
@@ -163,19 +179,20 @@ export class AnalyticsService {
           ? current.pageRules
           : changePageRules(current.pageRules, patch.pageRules),
     };
-    await this.store.saveSettings(projectId, next);
+    await this.settingsStore.saveSettings(projectId, next);
     return next;
   }
 
   /** True when the browser tracker may post from `origin` for this project. */
   async isAllowedOrigin(projectId: string, origin: string): Promise<boolean> {
-    const { allowedOrigins } = await this.store.settings(projectId);
+    const { allowedOrigins } = await this.settingsStore.settings(projectId);
     return allowedOrigins.includes('*') || allowedOrigins.includes(origin);
   }
 
   /** Forgets the project's views and settings (when the project is deleted). */
-  deleteProject(projectId: string): Promise<void> {
-    return this.store.deleteProject(projectId);
+  async deleteProject(projectId: string): Promise<void> {
+    await this.store.deleteProject(projectId);
+    await this.settingsStore.deleteSettings(projectId);
   }
 
   close(): Promise<void> {

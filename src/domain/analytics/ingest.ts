@@ -7,7 +7,13 @@ import { EXPLICIT_ID_PERIOD, type VisitorIdentity } from './identity.ts';
 import { parseIPv4 } from './identity-cache.ts';
 import { PageRuleSet, withDefaults } from './page-rules.ts';
 import type { PagePath } from './paths.ts';
-import { type AnalyticsSettings, type AnalyticsStore, EVENT_FLAGS, type PreparedEvent } from './store.ts';
+import {
+  type AnalyticsSettings,
+  type AnalyticsSettingsStore,
+  type AnalyticsStore,
+  EVENT_FLAGS,
+  type PreparedEvent,
+} from './store.ts';
 import { parseDateTime } from './timestamps.ts';
 
 /** One view as a caller sends it (API, tracker or a parsed log line). */
@@ -67,21 +73,28 @@ interface Checked {
  */
 export class Ingestor {
   private readonly store: AnalyticsStore;
+  private readonly settings: AnalyticsSettingsStore;
   private readonly identity: VisitorIdentity;
   private readonly clock: Clock;
 
   /** Compiled page-view rules, by their JSON: projects mostly share the defaults. */
   private readonly ruleSets = new Map<string, PageRuleSet>();
 
-  constructor(options: { store: AnalyticsStore; identity: VisitorIdentity; clock: Clock }) {
+  constructor(options: {
+    store: AnalyticsStore;
+    settings: AnalyticsSettingsStore;
+    identity: VisitorIdentity;
+    clock: Clock;
+  }) {
     this.store = options.store;
+    this.settings = options.settings;
     this.identity = options.identity;
     this.clock = options.clock;
   }
 
   /** The project's page-view rules, as its settings say now. */
   async pageRules(projectId: string): Promise<PageRuleSet> {
-    return this.ruleSet((await this.store.settings(projectId)).pageRules);
+    return this.ruleSet((await this.settings.settings(projectId)).pageRules);
   }
 
   private ruleSet(stored: AnalyticsSettings['pageRules'] | undefined): PageRuleSet {
@@ -120,7 +133,7 @@ export class Ingestor {
     const latest = this.clock().getTime() + MAX_FUTURE_MS;
     const validate = options.parsed ? checkParsed : check;
     // Read per batch, so a change made through another process holds.
-    const settings = await this.store.settings(projectId);
+    const settings = await this.settings.settings(projectId);
     const rules = this.ruleSet(settings.pageRules);
     for (let index = 0; index < events.length; index++) {
       const problem = validate(events[index], latest, maxId, index, rules);

@@ -3,9 +3,10 @@ import type { SaltRotation } from './identity.ts';
 import { DEFAULT_PAGE_RULES, type PageRules } from './page-rules.ts';
 
 /**
- * The analytics store: where views are appended and how the exports are answered. The
- * embedded engine (src/storage/analytics) serves one machine; a distributed columnar engine
- * can implement the same interface when one machine is not enough.
+ * The analytics store: where views are appended and how the exports are answered. It holds
+ * views only; salts and settings live beside it (SaltStore, AnalyticsSettingsStore), so every
+ * backend (the embedded engine, PostgreSQL, ClickHouse; src/integrations/analytics) answers
+ * the same exports for the same views.
  */
 export interface AnalyticsStore {
   /**
@@ -22,15 +23,27 @@ export interface AnalyticsStore {
    * classified, keeping its time, page and visitor; the exports reflect the new categories.
    */
   reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult>;
+  /** Removes every view of the project; the exports then answer as for a new one. */
+  deleteProject(projectId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The secret salts of visitor identity, shared by every process of a deployment so that two
+ * API nodes derive the same visitor from the same request.
+ */
+export interface SaltStore {
   /** The secret salt of a period, created on first use and kept until `forgetSalts`. */
   salt(period: string): Promise<Buffer>;
   /** Deletes the salts whose period `expired` says so; returns those periods. */
   forgetSalts(expired: (period: string) => boolean): Promise<string[]>;
+}
+
+/** Each project's analytics settings (DEFAULT_ANALYTICS_SETTINGS until saved). */
+export interface AnalyticsSettingsStore {
   settings(projectId: string): Promise<AnalyticsSettings>;
   saveSettings(projectId: string, settings: AnalyticsSettings): Promise<void>;
-  /** Removes every view and setting of the project; the exports then answer as for a new one. */
-  deleteProject(projectId: string): Promise<void>;
-  close(): Promise<void>;
+  deleteSettings(projectId: string): Promise<void>;
 }
 
 /** A view, classified and identified, ready to store. Holds no IP address. */

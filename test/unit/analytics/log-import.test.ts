@@ -35,7 +35,13 @@ describe('importLog', () => {
       checkpointIntervalMs: 0,
       clock: () => NOW,
     });
-    const analytics = new AnalyticsService({ store, clock: () => NOW, saltRotation: 'daily' });
+    const analytics = new AnalyticsService({
+      store,
+      salts: store,
+      settings: store,
+      clock: () => NOW,
+      saltRotation: 'daily',
+    });
     try {
       // A busy second (more identical lines than the short list holds), a quiet one, other pages.
       const lines = [

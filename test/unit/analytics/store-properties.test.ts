@@ -126,7 +126,16 @@ function openStore(file: string): { store: EmbeddedAnalyticsStore; service: Anal
     checkpointIntervalMs: 0,
     clock: () => NOW,
   });
-  return { store, service: new AnalyticsService({ store, clock: () => NOW, saltRotation: 'daily' }) };
+  return {
+    store,
+    service: new AnalyticsService({
+      store,
+      salts: store,
+      settings: store,
+      clock: () => NOW,
+      saltRotation: 'daily',
+    }),
+  };
 }
 
 function toRange(q: { from: { text: string } | null; to: { text: string } | null }): TimeRange | null {

@@ -54,7 +54,7 @@ describe('embedded analytics store', () => {
       clock: () => NOW,
     });
     open.push(store);
-    return new AnalyticsService({ store, clock: () => NOW, ...options });
+    return new AnalyticsService({ store, salts: store, settings: store, clock: () => NOW, ...options });
   };
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'dw-analytics-'));

@@ -396,6 +396,10 @@ export class AnalyticsDatabase {
     this.statements.upsertSettings.run(projectId, value);
   }
 
+  deleteSettings(projectId: string): void {
+    this.statements.deleteSettings.run(projectId);
+  }
+
   /** Empties the project's chunks, drops its snapshots and settings (inside `write`). */
   deleteProject(project: number, projectId: string): void {
     this.statements.emptyChunks.run(project);

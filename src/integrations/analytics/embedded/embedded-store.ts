@@ -7,6 +7,7 @@ import {
 } from '../../../domain/analytics/categories.ts';
 import {
   type AnalyticsSettings,
+  type AnalyticsSettingsStore,
   type AnalyticsStore,
   type AppendResult,
   type Breakdown,
@@ -20,6 +21,7 @@ import {
   type PreparedEvent,
   type Reclassifier,
   type ReclassifyResult,
+  type SaltStore,
   type SeriesPoint,
   type SeriesQuery,
   type TimeRange,
@@ -109,7 +111,11 @@ const BULK_TRIM_THRESHOLD = 100_000;
  * start from per-day snapshots plus the log after them. Events written by another process
  * (an import) are picked up from the log, in seq order, before each query.
  */
-export class EmbeddedAnalyticsStore implements AnalyticsStore {
+/**
+ * Implements the salts and settings too, until they move to the main database; a store
+ * holding views only is the target (see SaltStore).
+ */
+export class EmbeddedAnalyticsStore implements AnalyticsStore, SaltStore, AnalyticsSettingsStore {
   private readonly options: EmbeddedStoreOptions;
   private readonly clock: Clock;
   private opened: AnalyticsDatabase | null = null;
@@ -261,6 +267,10 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore {
   async saveSettings(projectId: string, settings: AnalyticsSettings): Promise<void> {
     this.database().saveSettings(projectId, JSON.stringify(settings));
     this.pageCache.clear();
+  }
+
+  async deleteSettings(projectId: string): Promise<void> {
+    this.database().deleteSettings(projectId);
   }
 
   async deleteProject(projectId: string): Promise<void> {
