@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
-import type { TimeRange } from '../../../src/domain/analytics/store.ts';
-import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
+import type { AnalyticsStore, TimeRange } from '../../../src/domain/analytics/store.ts';
+import {
+  ANALYTICS_BACKENDS,
+  MemoryAnalyticsMetadata,
+  type TestAnalyticsLocation,
+} from '../../helpers/analytics-backends.ts';
 import { ReferenceAnalytics, type TestEvent } from './reference.ts';
 
 const DAY = 86_400_000;
@@ -114,27 +115,29 @@ const query = fc.record({
   countAiCrawlersAsAi: fc.boolean(),
 });
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+const locations: TestAnalyticsLocation[] = [];
+afterAll(async () => {
+  for (const location of locations) await location.drop();
 });
 
-function openStore(file: string): { store: EmbeddedAnalyticsStore; service: AnalyticsService } {
-  const store = new EmbeddedAnalyticsStore({
-    file,
-    synchronous: 'normal',
-    checkpointIntervalMs: 0,
-    clock: () => NOW,
-  });
-  return {
-    store,
-    service: new AnalyticsService({
+interface Opened {
+  store: AnalyticsStore;
+  service: AnalyticsService;
+}
+
+/** Opens the store of a location; salts and settings outlive the store's restarts. */
+function opener(location: TestAnalyticsLocation): () => Promise<Opened> {
+  const metadata = new MemoryAnalyticsMetadata();
+  return async () => {
+    const store = await location.open({ clock: () => NOW });
+    const service = new AnalyticsService({
       store,
-      salts: store,
-      settings: store,
+      salts: metadata,
+      settings: metadata,
       clock: () => NOW,
       saltRotation: 'daily',
-    }),
+    });
+    return { store, service };
   };
 }
 
@@ -146,7 +149,7 @@ function toRange(q: { from: { text: string } | null; to: { text: string } | null
   return range;
 }
 
-describe('embedded analytics store against a brute-force reference', () => {
+describe.each(ANALYTICS_BACKENDS)('$name analytics store against a brute-force reference', (backend) => {
   it('gives exact counts and a complete, exact pagination walk, across restarts and late events', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -154,10 +157,10 @@ describe('embedded analytics store against a brute-force reference', () => {
         fc.array(query, { minLength: 1, maxLength: 4 }),
         fc.integer({ min: -1, max: 4 }),
         async (batches, queries, restartAfter) => {
-          const dir = mkdtempSync(path.join(tmpdir(), 'dw-analytics-prop-'));
-          dirs.push(dir);
-          const file = path.join(dir, 'analytics.sqlite');
-          let { store, service } = openStore(file);
+          const location = await backend.create();
+          locations.push(location);
+          const openStore = opener(location);
+          let { store, service } = await openStore();
           const reference = new ReferenceAnalytics();
           const projectId = 'prj_test';
           // A range that is empty by its bounds (from >= to) is refused before it reaches the store.
@@ -178,7 +181,7 @@ describe('embedded analytics store against a brute-force reference', () => {
               }
               if (i === restartAfter) {
                 await store.close();
-                ({ store, service } = openStore(file));
+                ({ store, service } = await openStore());
               }
             }
             for (const { q, range } of valid)
@@ -193,126 +196,129 @@ describe('embedded analytics store against a brute-force reference', () => {
   });
 });
 
-describe('returning visitors over whole days (the previous-visit fast path)', () => {
-  const returning: fc.Arbitrary<TestEvent> = fc
-    .record({
-      day: fc.integer({ min: 0, max: 6 }),
-      ms: fc.integer({ min: 0, max: DAY - 1 }),
-      path: fc.constantFrom('/a', '/b', '/a/'),
-      ua: fc.constantFrom(...USER_AGENTS.slice(0, 5)),
-      visitorId: fc.constantFrom('v1', 'v2', 'v3'),
-    })
-    .map(({ day, ms, path, ua, visitorId }) => ({
-      timestamp: new Date(BASE + day * DAY + ms).toISOString(),
-      path,
-      userAgent: ua,
-      visitorId,
-    }));
-  const wholeDay = fc.option(
-    fc.oneof(
-      fc
-        .integer({ min: 0, max: 7 })
-        .map((d) => ({ text: new Date(BASE + d * DAY).toISOString().slice(0, 10) })),
-      fc.constantFrom(...EARLY_BOUNDS.filter((b) => b.text.length === 10)),
-    ),
-    { nil: null },
-  );
-
-  // Few days, so visitors come back across the clipped edges (on L, skip the middle, on R).
-  const returningDense: fc.Arbitrary<TestEvent> = fc
-    .record({
-      day: fc.integer({ min: 0, max: 3 }),
-      ms: fc.integer({ min: 0, max: DAY - 1 }),
-      path: fc.constantFrom('/a', '/b'),
-      ua: fc.constantFrom(...USER_AGENTS.slice(0, 4)),
-      visitorId: fc.constantFrom('v1', 'v2', 'v3'),
-    })
-    .map(({ day, ms, path, ua, visitorId }) => ({
-      timestamp: new Date(BASE + day * DAY + ms).toISOString(),
-      path,
-      userAgent: ua,
-      visitorId,
-    }));
-  // Edges inside a day (an offset, or any instant): whole days by previous visits, edges raw.
-  const clippedBound = fc.option(
-    fc.oneof(
-      fc.integer({ min: 0, max: 4 }).map((d) => ({ text: isoWithOffset(BASE + d * DAY, '+02:00') })),
-      fc.integer({ min: 0, max: 4 }).map((d) => ({ text: isoWithOffset(BASE + d * DAY, '-08:00') })),
-      fc.integer({ min: -DAY, max: 5 * DAY }).map((t) => ({ text: isoWithOffset(BASE + t, '+05:30') })),
-      wholeDay.filter((d) => d !== null),
-      fc.constantFrom(...EARLY_BOUNDS),
-    ),
-    { nil: null },
-  );
-
-  it('counts exactly with late events and restarts (whole days)', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.array(returning, { minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 4 }),
-        fc.array(fc.record({ from: wholeDay, to: wholeDay }), { minLength: 1, maxLength: 4 }),
-        fc.integer({ min: -1, max: 3 }),
-        async (batches, ranges, restartAfter) => {
-          const dir = mkdtempSync(path.join(tmpdir(), 'dw-analytics-prev-'));
-          dirs.push(dir);
-          const file = path.join(dir, 'analytics.sqlite');
-          let { store, service } = openStore(file);
-          const reference = new ReferenceAnalytics();
-          try {
-            for (const [i, batch] of batches.entries()) {
-              await service.ingest('p', batch);
-              reference.add(batch);
-              for (const range of ranges.map(toRange).filter((r) => r !== null)) {
-                const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
-                await expectSameAnswers(service, reference, 'p', range, q);
-              }
-              if (i === restartAfter) {
-                await store.close();
-                ({ store, service } = openStore(file));
-              }
-            }
-          } finally {
-            await store.close();
-          }
-        },
+describe.each(ANALYTICS_BACKENDS)(
+  '$name: returning visitors over whole days and clipped edges',
+  (backend) => {
+    const returning: fc.Arbitrary<TestEvent> = fc
+      .record({
+        day: fc.integer({ min: 0, max: 6 }),
+        ms: fc.integer({ min: 0, max: DAY - 1 }),
+        path: fc.constantFrom('/a', '/b', '/a/'),
+        ua: fc.constantFrom(...USER_AGENTS.slice(0, 5)),
+        visitorId: fc.constantFrom('v1', 'v2', 'v3'),
+      })
+      .map(({ day, ms, path, ua, visitorId }) => ({
+        timestamp: new Date(BASE + day * DAY + ms).toISOString(),
+        path,
+        userAgent: ua,
+        visitorId,
+      }));
+    const wholeDay = fc.option(
+      fc.oneof(
+        fc
+          .integer({ min: 0, max: 7 })
+          .map((d) => ({ text: new Date(BASE + d * DAY).toISOString().slice(0, 10) })),
+        fc.constantFrom(...EARLY_BOUNDS.filter((b) => b.text.length === 10)),
       ),
-      { numRuns: 80 },
+      { nil: null },
     );
-  });
 
-  it('counts exactly over ranges with clipped edge days', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.array(returningDense, { minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }),
-        fc.array(fc.record({ from: clippedBound, to: clippedBound }), { minLength: 1, maxLength: 4 }),
-        fc.integer({ min: -1, max: 3 }),
-        async (batches, ranges, restartAfter) => {
-          const dir = mkdtempSync(path.join(tmpdir(), 'dw-analytics-clip-'));
-          dirs.push(dir);
-          const file = path.join(dir, 'analytics.sqlite');
-          let { store, service } = openStore(file);
-          const reference = new ReferenceAnalytics();
-          try {
-            for (const [i, batch] of batches.entries()) {
-              await service.ingest('p', batch);
-              reference.add(batch);
-              for (const range of ranges.map(toRange).filter((r) => r !== null)) {
-                const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
-                await expectSameAnswers(service, reference, 'p', range, q);
-              }
-              if (i === restartAfter) {
-                await store.close();
-                ({ store, service } = openStore(file));
-              }
-            }
-          } finally {
-            await store.close();
-          }
-        },
+    // Few days, so visitors come back across the clipped edges (on L, skip the middle, on R).
+    const returningDense: fc.Arbitrary<TestEvent> = fc
+      .record({
+        day: fc.integer({ min: 0, max: 3 }),
+        ms: fc.integer({ min: 0, max: DAY - 1 }),
+        path: fc.constantFrom('/a', '/b'),
+        ua: fc.constantFrom(...USER_AGENTS.slice(0, 4)),
+        visitorId: fc.constantFrom('v1', 'v2', 'v3'),
+      })
+      .map(({ day, ms, path, ua, visitorId }) => ({
+        timestamp: new Date(BASE + day * DAY + ms).toISOString(),
+        path,
+        userAgent: ua,
+        visitorId,
+      }));
+    // Edges inside a day (an offset, or any instant): whole days by previous visits, edges raw.
+    const clippedBound = fc.option(
+      fc.oneof(
+        fc.integer({ min: 0, max: 4 }).map((d) => ({ text: isoWithOffset(BASE + d * DAY, '+02:00') })),
+        fc.integer({ min: 0, max: 4 }).map((d) => ({ text: isoWithOffset(BASE + d * DAY, '-08:00') })),
+        fc.integer({ min: -DAY, max: 5 * DAY }).map((t) => ({ text: isoWithOffset(BASE + t, '+05:30') })),
+        wholeDay.filter((d) => d !== null),
+        fc.constantFrom(...EARLY_BOUNDS),
       ),
-      { numRuns: 150 },
+      { nil: null },
     );
-  });
-});
+
+    it('counts exactly with late events and restarts (whole days)', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(returning, { minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 4 }),
+          fc.array(fc.record({ from: wholeDay, to: wholeDay }), { minLength: 1, maxLength: 4 }),
+          fc.integer({ min: -1, max: 3 }),
+          async (batches, ranges, restartAfter) => {
+            const location = await backend.create();
+            locations.push(location);
+            const openStore = opener(location);
+            let { store, service } = await openStore();
+            const reference = new ReferenceAnalytics();
+            try {
+              for (const [i, batch] of batches.entries()) {
+                await service.ingest('p', batch);
+                reference.add(batch);
+                for (const range of ranges.map(toRange).filter((r) => r !== null)) {
+                  const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
+                  await expectSameAnswers(service, reference, 'p', range, q);
+                }
+                if (i === restartAfter) {
+                  await store.close();
+                  ({ store, service } = await openStore());
+                }
+              }
+            } finally {
+              await store.close();
+            }
+          },
+        ),
+        { numRuns: 80 },
+      );
+    });
+
+    it('counts exactly over ranges with clipped edge days', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(returningDense, { minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }),
+          fc.array(fc.record({ from: clippedBound, to: clippedBound }), { minLength: 1, maxLength: 4 }),
+          fc.integer({ min: -1, max: 3 }),
+          async (batches, ranges, restartAfter) => {
+            const location = await backend.create();
+            locations.push(location);
+            const openStore = opener(location);
+            let { store, service } = await openStore();
+            const reference = new ReferenceAnalytics();
+            try {
+              for (const [i, batch] of batches.entries()) {
+                await service.ingest('p', batch);
+                reference.add(batch);
+                for (const range of ranges.map(toRange).filter((r) => r !== null)) {
+                  const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
+                  await expectSameAnswers(service, reference, 'p', range, q);
+                }
+                if (i === restartAfter) {
+                  await store.close();
+                  ({ store, service } = await openStore());
+                }
+              }
+            } finally {
+              await store.close();
+            }
+          },
+        ),
+        { numRuns: 150 },
+      );
+    });
+  },
+);
 
 async function expectSameAnswers(
   service: AnalyticsService,
