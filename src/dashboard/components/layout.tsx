@@ -25,6 +25,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const [navOpen, setNavOpen] = useState(false);
   const main = useRef<HTMLElement>(null);
+  const menuButton = useRef<HTMLButtonElement>(null);
   const shownLocation = useRef(location);
 
   const projectId = projectIdFromPath(location);
@@ -41,6 +42,28 @@ export function Layout({ children }: { children: ReactNode }) {
     window.scrollTo(0, 0);
   }, [location]);
 
+  // The open phone menu closes on Escape (focus back on its button) or a press outside it, as menus do.
+  useEffect(() => {
+    if (!navOpen) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setNavOpen(false);
+      menuButton.current?.focus();
+    };
+    const onPointer = (event: PointerEvent) => {
+      const target = event.target as Node | null;
+      const nav = document.getElementById('navigation');
+      if (target && (nav?.contains(target) || menuButton.current?.contains(target))) return;
+      setNavOpen(false);
+    };
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('pointerdown', onPointer);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('pointerdown', onPointer);
+    };
+  }, [navOpen]);
+
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -48,6 +71,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </a>
       <header className="header">
         <button
+          ref={menuButton}
           type="button"
           className="header__menu-button"
           aria-expanded={navOpen}

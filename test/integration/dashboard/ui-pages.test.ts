@@ -99,6 +99,16 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
         }
 
         if (device === 'phone') {
+          // Escape closes the open menu and gives focus back to its button.
+          const menu = page.getByRole('button', { name: 'Menu', exact: true });
+          await menu.click();
+          await page
+            .getByRole('navigation', { name: 'Main' })
+            .getByRole('link', { name: 'Settings' })
+            .waitFor();
+          await page.keyboard.press('Escape');
+          await page.getByRole('navigation', { name: 'Main' }).waitFor({ state: 'hidden' });
+          expect(await menu.evaluate((button) => button === document.activeElement)).toBe(true);
           await page.getByRole('button', { name: 'Menu', exact: true }).click();
           await page
             .getByRole('navigation', { name: 'Main' })

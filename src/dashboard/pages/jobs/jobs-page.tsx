@@ -216,7 +216,7 @@ function jobTitle(job: JobRow): string {
 
 function ChangeCell({ job }: { job: JobRow }) {
   if (!job.prLink) return <span className="muted">—</span>;
-  if (isLocalReview(job)) return <span>to review</span>;
+  if (isLocalReview(job)) return <span>local review</span>;
   return (
     <a href={job.prLink} target="_blank" rel="noreferrer">
       pull request
