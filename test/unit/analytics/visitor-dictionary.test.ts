@@ -79,7 +79,9 @@ describe('visitor dictionary (keys stored in blocks)', () => {
     const old = new SqliteDatabase(file);
     old.exec('create table visitor_keys (no integer primary key, value blob not null)');
     const insert = old.prepare('insert into visitor_keys (no, value) values (?, ?)');
-    for (let n = 1; n <= 5000; n++) insert.run(n, key(n));
+    old.transaction(() => {
+      for (let n = 1; n <= 5000; n++) insert.run(n, key(n));
+    })();
     old.pragma('user_version = 1');
     old.close();
 
