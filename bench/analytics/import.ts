@@ -3,6 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { importFileInParallel } from '../../src/cli/commands/analytics-import-parallel.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
 import { DEFAULT_ANALYTICS_OPTIONS } from '../../src/domain/analytics/options.ts';
 
@@ -20,6 +21,8 @@ const summary = await importFileInParallel({
   projectId: values.project ?? '',
   workers: availableParallelism(),
   dataDir: values['data-dir'] ?? '',
+  // The server's main database (migrated by the server): salts and settings are there.
+  database: loadConfig({ DOCWRIGHT_DATA_DIR: values['data-dir'] ?? '' }).database,
   settings: { ...DEFAULT_ANALYTICS_OPTIONS, saltRotation: (values.rotation ?? 'never') as SaltRotation },
 });
 const seconds = (performance.now() - started) / 1000;

@@ -1,13 +1,21 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { AnalyticsService } from '../domain/analytics/analytics-service.ts';
+import { DatabaseSaltStore } from '../domain/analytics/database-salts.ts';
+import { DatabaseSettingsStore } from '../domain/analytics/database-settings.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
 import type { Clock } from '../domain/clock.ts';
 import { EmbeddedAnalyticsStore } from '../integrations/analytics/embedded/embedded-store.ts';
+import type { Storage } from '../storage/database.ts';
 
-/** The analytics service over the embedded store (the default, serverless engine). */
-export function openAnalytics(options: {
+/**
+ * The analytics service: views in the embedded store, salts and settings in the main
+ * database (shared by every process of the deployment).
+ */
+export async function openAnalytics(options: {
   dataDir: string;
+  /** The main database, open and migrated; the caller closes it. */
+  storage: Storage;
   clock: Clock;
   logger: Logger;
   settings: AnalyticsOptions;
@@ -17,7 +25,7 @@ export function openAnalytics(options: {
   threadLock?: SharedArrayBuffer;
   /** A bulk log import: load every visitor key up front, as logs mostly bring older periods. */
   bulkImport?: boolean;
-}): AnalyticsService {
+}): Promise<AnalyticsService> {
   const store = new EmbeddedAnalyticsStore({
     file: analyticsFile(options.dataDir, options.settings),
     synchronous: options.settings.durability,
@@ -28,8 +36,8 @@ export function openAnalytics(options: {
   });
   return new AnalyticsService({
     store,
-    salts: store,
-    settings: store,
+    salts: new DatabaseSaltStore(options.storage, options.clock),
+    settings: new DatabaseSettingsStore(options.storage, options.clock),
     clock: options.clock,
     saltRotation: options.settings.saltRotation,
     saltRetentionDays: options.settings.saltRetentionDays,

@@ -11,6 +11,7 @@ import {
 } from '../../domain/analytics/log-import.ts';
 import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
 import { syncToDisk, ThreadLock } from '../../integrations/analytics/embedded/analytics-database.ts';
+import type { DatabaseConfig } from '../../storage/database.ts';
 
 export interface ParallelImportOptions {
   file: string;
@@ -20,6 +21,8 @@ export interface ParallelImportOptions {
   fields?: readonly string[] | null | undefined;
   workers: number;
   dataDir: string;
+  /** The main database: salts and settings (each worker opens its own connection). */
+  database: DatabaseConfig;
   settings: AnalyticsOptions;
   onProgress?: (progress: ImportProgress) => void;
 }
@@ -77,6 +80,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
               format,
               fields,
               dataDir: options.dataDir,
+              database: options.database,
               settings: { ...options.settings, durability: 'normal' },
               threadLock,
             },

@@ -1,5 +1,5 @@
 // One slice of a parallel log import (see analytics-import-parallel.ts), in a worker thread
-// with its own connection to the analytics file.
+// with its own connections to the analytics file and to the main database (salts, settings).
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
@@ -8,6 +8,7 @@ import type { LogFormat } from '../../domain/analytics/log-formats.ts';
 import { importLog } from '../../domain/analytics/log-import.ts';
 import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
 import { systemClock } from '../../domain/clock.ts';
+import { type DatabaseConfig, openStorage } from '../../storage/database.ts';
 
 interface Slice {
   file: string;
@@ -17,13 +18,16 @@ interface Slice {
   format: LogFormat;
   fields: string[] | null;
   dataDir: string;
+  database: DatabaseConfig;
   settings: AnalyticsOptions;
   threadLock: SharedArrayBuffer;
 }
 
 const slice = workerData as Slice;
-const analytics = openAnalytics({
+const storage = openStorage(slice.database);
+const analytics = await openAnalytics({
   dataDir: slice.dataDir,
+  storage,
   clock: systemClock,
   logger: pino({ level: 'silent' }),
   settings: slice.settings,
@@ -49,4 +53,5 @@ try {
   parentPort?.postMessage({ summary });
 } finally {
   await analytics.close();
+  await storage.close();
 }

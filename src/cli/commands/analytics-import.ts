@@ -35,6 +35,7 @@ export async function analyticsImportCommand(
           fields,
           workers,
           dataDir: services.config.dataDir,
+          database: services.config.database,
           settings: services.analyticsOptions,
           onProgress: (p) => progress?.update(p),
         });
