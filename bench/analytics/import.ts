@@ -15,14 +15,15 @@ const { values } = parseArgs({
     rotation: { type: 'string' },
   },
 });
+// The server's configuration (it migrated the main database, which holds salts and settings).
+const config = loadConfig({ DOCWRIGHT_DATA_DIR: values['data-dir'] ?? '' });
 const started = performance.now();
 const summary = await importFileInParallel({
   file: values.file ?? '',
   projectId: values.project ?? '',
   workers: availableParallelism(),
-  dataDir: values['data-dir'] ?? '',
-  // The server's main database (migrated by the server): salts and settings are there.
-  database: loadConfig({ DOCWRIGHT_DATA_DIR: values['data-dir'] ?? '' }).database,
+  backend: config.analytics.backend,
+  database: config.database,
   settings: { ...DEFAULT_ANALYTICS_OPTIONS, saltRotation: (values.rotation ?? 'never') as SaltRotation },
 });
 const seconds = (performance.now() - started) / 1000;

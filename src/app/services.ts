@@ -98,7 +98,7 @@ export async function openServices(
       saltRetentionDays: analyticsOptions.saltRetentionDays,
     });
     analytics = await openAnalytics({
-      dataDir: config.dataDir,
+      backend: config.analytics.backend,
       storage,
       clock,
       logger,
