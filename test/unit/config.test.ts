@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeAnalyticsBackend } from '../../src/config/analytics-backend.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 
 const problemsOf = (env: Record<string, string>) => {
@@ -174,6 +175,20 @@ describe('configuration', () => {
         url: 'http://ch.example.com',
         database: 'default',
       });
+    });
+
+    it('is described for the start log without credentials', () => {
+      const described = [
+        'embedded',
+        'postgres://u:hunter2@db:5432/docs',
+        'clickhouse://reader:hunter2@ch.internal:8123/docs',
+      ].map((value) => describeAnalyticsBackend(backendOf({ DOCWRIGHT_ANALYTICS_URL: value })));
+      expect(described).toEqual([
+        'embedded (/srv/.docwright/analytics.sqlite)',
+        'PostgreSQL (db:5432/docs)',
+        'ClickHouse (http://ch.internal:8123, database docs, user reader)',
+      ]);
+      expect(describeAnalyticsBackend(backendOf(PG))).toBe('PostgreSQL (db:5432/docs, schema docwright)');
     });
 
     it('refuses other values with a message that names the setting and never shows the password', () => {
