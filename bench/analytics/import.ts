@@ -3,6 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { importFileInParallel } from '../../src/cli/commands/analytics-import-parallel.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
 import { DEFAULT_ANALYTICS_OPTIONS } from '../../src/domain/analytics/options.ts';
 
@@ -14,12 +15,15 @@ const { values } = parseArgs({
     rotation: { type: 'string' },
   },
 });
+// The server's configuration (it migrated the main database, which holds salts and settings).
+const config = loadConfig({ DOCWRIGHT_DATA_DIR: values['data-dir'] ?? '' });
 const started = performance.now();
 const summary = await importFileInParallel({
   file: values.file ?? '',
   projectId: values.project ?? '',
   workers: availableParallelism(),
-  dataDir: values['data-dir'] ?? '',
+  backend: config.analytics.backend,
+  database: config.database,
   settings: { ...DEFAULT_ANALYTICS_OPTIONS, saltRotation: (values.rotation ?? 'never') as SaltRotation },
 });
 const seconds = (performance.now() - started) / 1000;

@@ -1,35 +1,41 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { AnalyticsBackendConfig } from '../config/analytics-backend.ts';
 import { AnalyticsService } from '../domain/analytics/analytics-service.ts';
+import { DatabaseSaltStore } from '../domain/analytics/database-salts.ts';
+import { DatabaseSettingsStore } from '../domain/analytics/database-settings.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
+import type { AnalyticsStore } from '../domain/analytics/store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { EmbeddedAnalyticsStore } from '../integrations/analytics/embedded/embedded-store.ts';
+import type { Storage } from '../storage/database.ts';
 
-/** The analytics service over the embedded store (the default, serverless engine). */
-export function openAnalytics(options: {
-  dataDir: string;
+export interface OpenAnalyticsOptions {
+  /** Where the views go (DOCWRIGHT_ANALYTICS_URL). */
+  backend: AnalyticsBackendConfig;
+  /** The main database, open and migrated: salts and settings. The caller closes it. */
+  storage: Storage;
   clock: Clock;
   logger: Logger;
   settings: AnalyticsOptions;
   /** A bulk import sees many more distinct visitors than a server: give it a bigger cache. */
   identityCacheLimit?: number;
-  /** Import workers of one process share a write lock (see ThreadLock). */
+  /** Embedded engine: import workers of one process share a write lock (see ThreadLock). */
   threadLock?: SharedArrayBuffer;
-  /** A bulk log import: load every visitor key up front, as logs mostly bring older periods. */
+  /** Embedded engine, bulk log import: load every visitor key up front (logs bring older periods). */
   bulkImport?: boolean;
-}): AnalyticsService {
-  const store = new EmbeddedAnalyticsStore({
-    file: analyticsFile(options.dataDir, options.settings),
-    synchronous: options.settings.durability,
-    ...(options.threadLock ? { threadLock: options.threadLock } : {}),
-    ...(options.bulkImport ? { visitorKeys: 'all' as const } : {}),
-    clock: options.clock,
-    logger: options.logger,
-  });
+}
+
+/**
+ * The analytics service: views in the configured engine, salts and settings in the main
+ * database, shared by every process of the deployment whatever the engine.
+ */
+export async function openAnalytics(options: OpenAnalyticsOptions): Promise<AnalyticsService> {
+  const store = await openStore(options);
   return new AnalyticsService({
     store,
-    salts: store,
-    settings: store,
+    salts: new DatabaseSaltStore(options.storage, options.clock),
+    settings: new DatabaseSettingsStore(options.storage, options.clock),
     clock: options.clock,
     saltRotation: options.settings.saltRotation,
     saltRetentionDays: options.settings.saltRetentionDays,
@@ -38,7 +44,32 @@ export function openAnalytics(options: {
   });
 }
 
-/** Where the embedded store keeps its file. */
+async function openStore(options: OpenAnalyticsOptions): Promise<AnalyticsStore> {
+  const { backend } = options;
+  switch (backend.kind) {
+    case 'embedded':
+      return new EmbeddedAnalyticsStore({
+        file: backend.file,
+        synchronous: options.settings.durability,
+        ...(options.threadLock ? { threadLock: options.threadLock } : {}),
+        ...(options.bulkImport ? { visitorKeys: 'all' as const } : {}),
+        clock: options.clock,
+        logger: options.logger,
+      });
+    case 'postgres':
+      // Its factory comes from src/integrations/analytics/postgres/.
+      throw new Error(
+        'The PostgreSQL analytics store is not part of this build yet; set DOCWRIGHT_ANALYTICS_URL=embedded',
+      );
+    case 'clickhouse':
+      // Its factory comes from src/integrations/analytics/clickhouse/.
+      throw new Error(
+        'The ClickHouse analytics store is not part of this build yet; set DOCWRIGHT_ANALYTICS_URL=embedded',
+      );
+  }
+}
+
+/** Where the embedded engine keeps (or kept, before another backend was chosen) its file. */
 export function analyticsFile(dataDir: string, settings: AnalyticsOptions): string {
   return settings.file ?? path.join(dataDir, 'analytics.sqlite');
 }

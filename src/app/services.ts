@@ -27,8 +27,9 @@ import { LocalReview } from '../integrations/codehosts/local-review.ts';
 import { GitRepositoryProbe } from '../integrations/git/repository-probe.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
+import { adoptEmbeddedMetadata } from './adopt-embedded-metadata.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
-import { openAnalytics } from './open-analytics.ts';
+import { analyticsFile, openAnalytics } from './open-analytics.ts';
 
 /** Everything a process needs, wired once from the configuration. */
 export interface Services extends HttpServices {
@@ -86,7 +87,27 @@ export async function openServices(
   });
   const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
-  const analytics = openAnalytics({ dataDir: config.dataDir, clock, logger, settings: analyticsOptions });
+  let analytics: AnalyticsService;
+  try {
+    // Before any view is keyed: salts of an older analytics file must be the ones used.
+    await adoptEmbeddedMetadata({
+      file: analyticsFile(config.dataDir, analyticsOptions),
+      storage,
+      clock,
+      logger,
+      saltRetentionDays: analyticsOptions.saltRetentionDays,
+    });
+    analytics = await openAnalytics({
+      backend: config.analytics.backend,
+      storage,
+      clock,
+      logger,
+      settings: analyticsOptions,
+    });
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
   const workspaces = createWorkspaces(config, logger);
   const projectSettings = new ProjectSettingsService(storage, secretBox);
   const users = new UserService(storage, clock);

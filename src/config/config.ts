@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SALT_ROTATIONS } from '../domain/analytics/identity.ts';
 import type { DatabaseConfig } from '../storage/database.ts';
+import { type AnalyticsBackendConfig, parseAnalyticsBackend } from './analytics-backend.ts';
+
+export type { AnalyticsBackendConfig };
 
 /**
  * Docwright's configuration, read once at start-up from environment variables and
@@ -68,7 +71,10 @@ export interface Config {
     /** Browser beacons per client IP per minute per project; 0 disables the limit. */
     collectRateLimitPerMinute: number;
     durability: 'full' | 'normal';
+    /** The embedded engine's file; null: `analytics.sqlite` in the data dir. */
     file: string | null;
+    /** Where the views are stored (DOCWRIGHT_ANALYTICS_URL). */
+    backend: AnalyticsBackendConfig;
   };
 }
 
@@ -145,6 +151,8 @@ export const SETTINGS = {
   DOCWRIGHT_ANALYTICS_DURABILITY:
     'full: an acknowledged event survives power loss; normal: it survives a process crash (default full).',
   DOCWRIGHT_ANALYTICS_FILE: 'The analytics database file (default analytics.sqlite in the data dir).',
+  DOCWRIGHT_ANALYTICS_URL:
+    'Where analytics views are stored: embedded, postgres://… or clickhouse://user:password@host:8123/database (or http(s)://…). Default: the main database when DATABASE_URL is PostgreSQL, else embedded.',
 } as const;
 
 export function loadConfig(env: Source = process.env, cwd: string = process.cwd()): Config {
@@ -174,6 +182,9 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
   if (model !== null && !/^[a-z][a-z0-9-]*:.+$/.test(model)) {
     problems.push(`DOCWRIGHT_MODEL must look like provider:model-id (got "${model}")`);
   }
+
+  const analyticsFileSetting = read.string('DOCWRIGHT_ANALYTICS_FILE');
+  const analyticsFile = analyticsFileSetting === undefined ? null : path.resolve(cwd, analyticsFileSetting);
 
   const config: Config = {
     dataDir,
@@ -233,10 +244,12 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       rateLimitPerWindow: read.integer('DOCWRIGHT_ANALYTICS_RATE_LIMIT', { min: 0 }) ?? 1000,
       collectRateLimitPerMinute: read.integer('DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT', { min: 0 }) ?? 120,
       durability: read.oneOf('DOCWRIGHT_ANALYTICS_DURABILITY', ['full', 'normal'] as const) ?? 'full',
-      file: (() => {
-        const file = read.string('DOCWRIGHT_ANALYTICS_FILE');
-        return file === undefined ? null : path.resolve(cwd, file);
-      })(),
+      file: analyticsFile,
+      backend: parseAnalyticsBackend(
+        read.string('DOCWRIGHT_ANALYTICS_URL'),
+        { database, schema, embeddedFile: analyticsFile ?? path.join(dataDir, 'analytics.sqlite') },
+        problems,
+      ),
     },
   };
   for (const coAuthor of config.git.coAuthors) {

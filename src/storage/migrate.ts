@@ -9,6 +9,7 @@ import * as m0003 from './migrations/0003_turn_model.ts';
 import * as m0004 from './migrations/0004_accounts.ts';
 import * as m0005 from './migrations/0005_key_limits.ts';
 import * as m0006 from './migrations/0006_job_events.ts';
+import * as m0007 from './migrations/0007_analytics_metadata.ts';
 
 // Listed explicitly (not read from disk) so migrations ship with the code that needs them.
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_accounts': m0004,
   '0005_key_limits': m0005,
   '0006_job_events': m0006,
+  '0007_analytics_metadata': m0007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

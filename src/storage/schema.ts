@@ -16,6 +16,8 @@ export interface Database {
   users: UsersTable;
   sign_in_links: SignInLinksTable;
   job_events: JobEventsTable;
+  analytics_salts: AnalyticsSaltsTable;
+  analytics_settings: AnalyticsSettingsTable;
 }
 
 export interface ProjectsTable {
@@ -147,6 +149,21 @@ export interface JobEventsTable {
   /** JSON payload, shape depends on type. */
   data: string;
   created_at: string;
+}
+
+/** The secret salt of one visitor-identity period (`2025-03-14`, `week-…`, `never`, `visitor-id`). */
+export interface AnalyticsSaltsTable {
+  period: string;
+  /** 32 random bytes: a blob on SQLite, bytea on PostgreSQL; a Buffer either way. */
+  salt: Buffer;
+  created_at: string;
+}
+
+/** A project's analytics settings (allowed origins, page rules…) as a JSON object. */
+export interface AnalyticsSettingsTable {
+  project_id: string;
+  value: string;
+  updated_at: string;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

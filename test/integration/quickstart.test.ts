@@ -56,7 +56,7 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
       'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)\n',
     );
     expect(first.out).toContain(
-      `Storage: ${testBackend === 'sqlite' ? `SQLite in ${database.dir}` : 'PostgreSQL'}`,
+      `Storage: ${testBackend === 'sqlite' ? `SQLite in ${database.dir}` : 'PostgreSQL'}; analytics: embedded (${database.dir}/analytics.sqlite)`,
     );
 
     // The default project is a real git repository copied from the example site.

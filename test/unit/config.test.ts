@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeAnalyticsBackend } from '../../src/config/analytics-backend.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 
 const problemsOf = (env: Record<string, string>) => {
@@ -98,6 +99,7 @@ describe('configuration', () => {
       collectRateLimitPerMinute: 30,
       durability: 'normal',
       file: '/srv/stats.sqlite',
+      backend: { kind: 'embedded', file: '/srv/stats.sqlite' },
     });
     expect(problemsOf({ DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'hourly' })).toEqual([
       'DOCWRIGHT_ANALYTICS_SALT_ROTATION must be one of daily, weekly, monthly, never (got "hourly")',
@@ -110,6 +112,107 @@ describe('configuration', () => {
     expect(problemsOf({ DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT: '-1' })).toEqual([
       'DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT must be at least 0 (got -1)',
     ]);
+  });
+
+  describe('the analytics backend (DOCWRIGHT_ANALYTICS_URL)', () => {
+    const backendOf = (env: Record<string, string>) => loadConfig(env, '/srv').analytics.backend;
+    const PG = { DATABASE_URL: 'postgres://u:pw@db:5432/docs', DOCWRIGHT_DATABASE_SCHEMA: 'docwright' };
+
+    it('defaults to the main database when that is PostgreSQL, else to the embedded engine', () => {
+      expect(backendOf({})).toEqual({ kind: 'embedded', file: '/srv/.docwright/analytics.sqlite' });
+      expect(backendOf(PG)).toEqual({
+        kind: 'postgres',
+        url: 'postgres://u:pw@db:5432/docs',
+        schema: 'docwright',
+      });
+      expect(
+        backendOf({ ...PG, DOCWRIGHT_ANALYTICS_URL: 'embedded', DOCWRIGHT_ANALYTICS_FILE: 'a.sqlite' }),
+      ).toEqual({
+        kind: 'embedded',
+        file: '/srv/a.sqlite',
+      });
+      expect(backendOf({ ...PG, DOCWRIGHT_ANALYTICS_URL: ' Embedded ' }).kind).toBe('embedded');
+    });
+
+    it('takes another PostgreSQL database, in the configured schema', () => {
+      expect(backendOf({ DOCWRIGHT_ANALYTICS_URL: 'postgresql://a@stats/analytics' })).toEqual({
+        kind: 'postgres',
+        url: 'postgresql://a@stats/analytics',
+        schema: null,
+      });
+      expect(backendOf({ ...PG, DOCWRIGHT_ANALYTICS_URL: 'postgres://a@stats/analytics' })).toEqual({
+        kind: 'postgres',
+        url: 'postgres://a@stats/analytics',
+        schema: 'docwright',
+      });
+    });
+
+    it('takes ClickHouse as clickhouse:// (HTTP, port 8123 by default) or http(s)://', () => {
+      expect(
+        backendOf({ DOCWRIGHT_ANALYTICS_URL: 'clickhouse://reader:s%40cret@ch.internal:8123/docs' }),
+      ).toEqual({
+        kind: 'clickhouse',
+        url: 'http://ch.internal:8123',
+        database: 'docs',
+        username: 'reader',
+        password: 's@cret',
+      });
+      expect(backendOf({ DOCWRIGHT_ANALYTICS_URL: 'clickhouse://ch' })).toEqual({
+        kind: 'clickhouse',
+        url: 'http://ch:8123',
+        database: 'default',
+        username: 'default',
+        password: '',
+      });
+      expect(backendOf({ DOCWRIGHT_ANALYTICS_URL: 'https://u:p@ch.example.com:8443/analytics/' })).toEqual({
+        kind: 'clickhouse',
+        url: 'https://ch.example.com:8443',
+        database: 'analytics',
+        username: 'u',
+        password: 'p',
+      });
+      expect(backendOf({ DOCWRIGHT_ANALYTICS_URL: 'http://ch.example.com/' })).toMatchObject({
+        url: 'http://ch.example.com',
+        database: 'default',
+      });
+    });
+
+    it('is described for the start log without credentials', () => {
+      const described = [
+        'embedded',
+        'postgres://u:hunter2@db:5432/docs',
+        'clickhouse://reader:hunter2@ch.internal:8123/docs',
+      ].map((value) => describeAnalyticsBackend(backendOf({ DOCWRIGHT_ANALYTICS_URL: value })));
+      expect(described).toEqual([
+        'embedded (/srv/.docwright/analytics.sqlite)',
+        'PostgreSQL (db:5432/docs)',
+        'ClickHouse (http://ch.internal:8123, database docs, user reader)',
+      ]);
+      expect(describeAnalyticsBackend(backendOf(PG))).toBe('PostgreSQL (db:5432/docs, schema docwright)');
+    });
+
+    it('refuses other values with a message that names the setting and never shows the password', () => {
+      const bad = {
+        'mysql://root:hunter2@db/stats':
+          'DOCWRIGHT_ANALYTICS_URL must be embedded, postgres://…, clickhouse://user:password@host:8123/database or http(s)://user:password@host:8123/database (got "mysql://root:[redacted]@db/stats")',
+        'clickhouse://u:hunter2@ch:8123/two/names':
+          'DOCWRIGHT_ANALYTICS_URL: the ClickHouse database must be one name of letters, digits and _ (got "clickhouse://u:[redacted]@ch:8123/two/names")',
+        'clickhouse://u:hunter2@ch:8123/db?secure=1':
+          'DOCWRIGHT_ANALYTICS_URL takes no query string or fragment (got "clickhouse://u:[redacted]@ch:8123/db?secure=1")',
+        'clickhouse://u:hunter2%zz@ch/db':
+          'DOCWRIGHT_ANALYTICS_URL: the user name or password is not validly %-escaped (got "clickhouse://u:[redacted]@ch/db")',
+        'clickhouse:///db': 'DOCWRIGHT_ANALYTICS_URL needs a ClickHouse host (got "clickhouse:///db")',
+        'ch.example.com':
+          'DOCWRIGHT_ANALYTICS_URL must be embedded, postgres://…, clickhouse://user:password@host:8123/database or http(s)://user:password@host:8123/database (got "ch.example.com")',
+        'clickhouse//u:hunter2@ch':
+          'DOCWRIGHT_ANALYTICS_URL must be embedded, postgres://…, clickhouse://user:password@host:8123/database or http(s)://user:password@host:8123/database (got "clickhouse//u:[redacted]@ch")',
+      };
+      for (const [value, message] of Object.entries(bad)) {
+        const problems = problemsOf({ DOCWRIGHT_ANALYTICS_URL: value });
+        expect(problems).toEqual([message]);
+        expect(problems.join('\n')).not.toContain('hunter2');
+      }
+    });
   });
 
   it('reads an optional JSON config file, with the environment taking precedence', () => {

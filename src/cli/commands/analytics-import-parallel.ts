@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
-import { analyticsFile } from '../../app/open-analytics.ts';
+import type { AnalyticsBackendConfig } from '../../config/analytics-backend.ts';
 import { LineParser, type LogFormat } from '../../domain/analytics/log-formats.ts';
 import {
   emptyCategories,
@@ -11,6 +11,7 @@ import {
 } from '../../domain/analytics/log-import.ts';
 import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
 import { syncToDisk, ThreadLock } from '../../integrations/analytics/embedded/analytics-database.ts';
+import type { DatabaseConfig } from '../../storage/database.ts';
 
 export interface ParallelImportOptions {
   file: string;
@@ -19,7 +20,10 @@ export interface ParallelImportOptions {
   /** W3C columns when the log has no `#Fields:` line. */
   fields?: readonly string[] | null | undefined;
   workers: number;
-  dataDir: string;
+  /** Where the views go: every worker opens it, as an API process would. */
+  backend: AnalyticsBackendConfig;
+  /** The main database: salts and settings (each worker opens its own connection). */
+  database: DatabaseConfig;
   settings: AnalyticsOptions;
   onProgress?: (progress: ImportProgress) => void;
 }
@@ -28,6 +32,10 @@ export interface ParallelImportOptions {
  * Imports a log file in `workers` worker threads, each streaming its own slice through the same
  * pipeline as `importLog`. Slices end where the second changes, so identical lines of one second
  * stay together and every line gets the id a single-threaded import would give it.
+ *
+ * Any backend: each worker opens it through `openAnalytics`, like one more API process (parsing
+ * and hashing are the work that needs the cores; the store's idempotency by view id keeps
+ * slices independent). The rest of this note is about the embedded engine.
  *
  * Workers commit without waiting for each commit to reach the disk (`durability: 'normal'`):
  * the write lock is then never held across an fsync, which left both workers idle for a fifth
@@ -63,7 +71,8 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
   }
 
   const progress: ImportProgress[] = [];
-  const threadLock = ThreadLock.buffer();
+  const embeddedFile = options.backend.kind === 'embedded' ? options.backend.file : null;
+  const threadLock = embeddedFile ? ThreadLock.buffer() : null;
   const summaries = await Promise.all(
     bounds.slice(1).map(
       (end, i) =>
@@ -76,7 +85,8 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
               projectId: options.projectId,
               format,
               fields,
-              dataDir: options.dataDir,
+              backend: options.backend,
+              database: options.database,
               settings: { ...options.settings, durability: 'normal' },
               threadLock,
             },
@@ -98,7 +108,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
         }),
     ),
   );
-  syncToDisk(analyticsFile(options.dataDir, options.settings));
+  if (embeddedFile) syncToDisk(embeddedFile);
   const reasons = new Map<string, number>();
   const categories = emptyCategories();
   let withoutUserAgent = 0;

@@ -1,13 +1,15 @@
 // One slice of a parallel log import (see analytics-import-parallel.ts), in a worker thread
-// with its own connection to the analytics file.
+// with its own connections to the analytics backend and to the main database (salts, settings).
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { openAnalytics } from '../../app/open-analytics.ts';
+import type { AnalyticsBackendConfig } from '../../config/analytics-backend.ts';
 import type { LogFormat } from '../../domain/analytics/log-formats.ts';
 import { importLog } from '../../domain/analytics/log-import.ts';
 import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
 import { systemClock } from '../../domain/clock.ts';
+import { type DatabaseConfig, openStorage } from '../../storage/database.ts';
 
 interface Slice {
   file: string;
@@ -16,20 +18,23 @@ interface Slice {
   projectId: string;
   format: LogFormat;
   fields: string[] | null;
-  dataDir: string;
+  backend: AnalyticsBackendConfig;
+  database: DatabaseConfig;
   settings: AnalyticsOptions;
-  threadLock: SharedArrayBuffer;
+  /** Embedded engine only. */
+  threadLock: SharedArrayBuffer | null;
 }
 
 const slice = workerData as Slice;
-const analytics = openAnalytics({
-  dataDir: slice.dataDir,
+const storage = openStorage(slice.database);
+const analytics = await openAnalytics({
+  backend: slice.backend,
+  storage,
   clock: systemClock,
   logger: pino({ level: 'silent' }),
   settings: slice.settings,
   identityCacheLimit: 2_000_000,
-  threadLock: slice.threadLock,
-  bulkImport: true,
+  ...(slice.threadLock ? { threadLock: slice.threadLock, bulkImport: true } : {}),
 });
 try {
   const input = createReadStream(slice.file, {
@@ -49,4 +54,5 @@ try {
   parentPort?.postMessage({ summary });
 } finally {
   await analytics.close();
+  await storage.close();
 }

@@ -34,7 +34,8 @@ export async function analyticsImportCommand(
           format: options.format,
           fields,
           workers,
-          dataDir: services.config.dataDir,
+          backend: services.config.analytics.backend,
+          database: services.config.database,
           settings: services.analyticsOptions,
           onProgress: (p) => progress?.update(p),
         });

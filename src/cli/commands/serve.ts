@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { defaultModelProblem } from '../../app/create-agent.ts';
 import { ensureDefaultProject, ensureFirstSignIn } from '../../app/first-run.ts';
 import { createWorker } from '../../app/services.ts';
+import { describeAnalyticsBackend } from '../../config/analytics-backend.ts';
 import type { Config } from '../../config/config.ts';
 import { signInLinkUrl } from '../../domain/users/sign-in-links.ts';
 import { buildHttpApp } from '../../http/app.ts';
@@ -12,6 +13,8 @@ import { onShutdown } from '../shutdown.ts';
 /** API and worker in one process: the embedded default. */
 export async function serveCommand(options: { json: boolean; worker: boolean }): Promise<void> {
   const { config, logger, logs, services } = await openContext();
+  const analytics = describeAnalyticsBackend(config.analytics.backend);
+  logger.info({ analytics }, `analytics views are stored in ${analytics}`);
   const firstRun = await ensureDefaultProject(services);
   const firstSignIn = await ensureFirstSignIn(services);
   const app = await buildHttpApp({ services, logger });
@@ -45,6 +48,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     modelProblem,
     database: config.database.kind,
     dataDir: config.dataDir,
+    analytics,
     worker: worker !== null,
   };
   print(options.json, banner, (b) =>
@@ -61,7 +65,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
       b.model === null
         ? 'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)'
         : `Model: ${b.model}${b.modelProblem ? `  (cannot be used yet: ${b.modelProblem})` : ''}`,
-      `Storage: ${b.database === 'sqlite' ? `SQLite in ${b.dataDir}` : 'PostgreSQL'}${b.worker ? '; worker running in this process' : ''}`,
+      `Storage: ${b.database === 'sqlite' ? `SQLite in ${b.dataDir}` : 'PostgreSQL'}; analytics: ${b.analytics}${b.worker ? '; worker running in this process' : ''}`,
     ].join('\n'),
   );
 
