@@ -32,16 +32,31 @@ export function literal(value: SqlValue): string {
   throw new Error(`Unsupported SQL value of type ${typeof value}`);
 }
 
-/** ASCII that needs escaping: control characters, DEL, `'` and `\`. */
-const NEEDS_ESCAPE = /[\u0000-\u001f\u007f'\\]/g;
-
 function stringLiteral(value: string): string {
   const text = value.toWellFormed();
-  return `'${text.replace(NEEDS_ESCAPE, (c) => HEX[c.charCodeAt(0)] as string)}'`;
+  let out = "'";
+  let plainFrom = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // Control characters, DEL, `'` and `\` are escaped; everything else is itself.
+    if (unit < 0x20 || unit === 0x7f || unit === 0x27 || unit === 0x5c) {
+      out += text.slice(plainFrom, i) + (HEX[unit] as string);
+      plainFrom = i + 1;
+    }
+  }
+  return `${out}${text.slice(plainFrom)}'`;
 }
 
 function bytesLiteral(bytes: Buffer): string {
   let out = "'";
   for (const byte of bytes) out += PLAIN[byte];
   return `${out}'`;
+}
+
+/** A database or table name: plain ASCII identifiers only, back-quoted. */
+export function identifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
+    throw new Error(`Not a valid ClickHouse identifier: ${JSON.stringify(name)}`);
+  }
+  return `\`${name}\``;
 }
