@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // The integration tests serve the dashboard, so it is built first when stale (a hash check otherwise).
 const DASHBOARD_BUILD = 'test/integration/dashboard/build.global.ts';
+// The analytics store tests run on ClickHouse too: one server for the run (see the file).
+const CLICKHOUSE = 'test/helpers/clickhouse.global.ts';
 
 // Integration tests run twice, once per storage backend; each test gets its own database
 // (a SQLite file or a PostgreSQL schema), see test/helpers/storage.ts.
@@ -10,7 +12,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], globalSetup: [CLICKHOUSE] },
+      },
       {
         extends: true,
         test: {

@@ -15,8 +15,19 @@ import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { type BenchEvent, combinedLine, DAY, generate, jsonLine, START } from './dataset.ts';
 
+// Another backend has a runner of its own (bench/analytics/backends/).
+const backendAt = process.argv.indexOf('--backend');
+const backend =
+  backendAt >= 0 ? process.argv[backendAt + 1] : /--backend=(\w+)/.exec(process.argv.join(' '))?.[1];
+if (backend === 'clickhouse') {
+  await import('./backends/clickhouse.ts');
+  process.exit(process.exitCode ?? 0);
+}
+if (backend !== undefined && backend !== 'embedded') throw new Error(`Unknown --backend ${backend}`);
+
 const { values } = parseArgs({
   options: {
+    backend: { type: 'string', default: 'embedded' },
     events: { type: 'string', default: '10000000' },
     visitors: { type: 'string' },
     paths: { type: 'string', default: '5000' },

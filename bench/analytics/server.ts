@@ -7,8 +7,17 @@ import { openServices } from '../../src/app/services.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
+import { withClickHouse } from './backends/clickhouse-services.ts';
 
-const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, rotation: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    'data-dir': { type: 'string' },
+    rotation: { type: 'string' },
+    // The ClickHouse backend (bench/analytics/backends/clickhouse.ts): views there.
+    'clickhouse-url': { type: 'string' },
+    'clickhouse-database': { type: 'string' },
+  },
+});
 const dataDir = values['data-dir'] ?? '';
 const config = loadConfig({
   DOCWRIGHT_DATA_DIR: dataDir,
@@ -19,6 +28,12 @@ const logger = pino({ level: 'silent' });
 const services = await openServices(config, logger, {
   analytics: { saltRotation: (values.rotation ?? 'never') as SaltRotation, rateLimitPerWindow: 0 },
 });
+if (values['clickhouse-url']) {
+  await withClickHouse(services, {
+    url: values['clickhouse-url'],
+    database: values['clickhouse-database'] ?? 'docwright',
+  });
+}
 const main = await services.projects.create({ name: 'bench', repository: 'https://example.com/bench.git' });
 const http = await services.projects.create({
   name: 'bench-http',

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { inject } from 'vitest';
 import {
   type AnalyticsSettings,
   type AnalyticsSettingsStore,
@@ -10,6 +12,8 @@ import {
   type SaltStore,
 } from '../../src/domain/analytics/store.ts';
 import type { Clock } from '../../src/domain/clock.ts';
+import { randomBase32 } from '../../src/domain/ids.ts';
+import { openClickHouseAnalyticsStore } from '../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
 import { EmbeddedAnalyticsStore } from '../../src/integrations/analytics/embedded/embedded-store.ts';
 
 /** The analytics engines behind the store seam; every store test runs on each. */
@@ -26,6 +30,11 @@ export interface TestAnalyticsLocation {
 export interface TestAnalyticsBackend {
   name: AnalyticsBackendName;
   create(): Promise<TestAnalyticsLocation>;
+  /**
+   * How many runs a property test makes on this backend, from the embedded engine's count: a
+   * server's queries cost milliseconds each, so the same cases would take minutes there.
+   */
+  runs(embeddedRuns: number): number;
 }
 
 const embedded: TestAnalyticsBackend = {
@@ -39,10 +48,31 @@ const embedded: TestAnalyticsBackend = {
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },
+  runs: (n) => n,
+};
+
+/** Drops the test databases (one client for all: it lives as long as the test file). */
+let admin: ClickHouseClient | undefined;
+
+/** A database of its own on the suite's ClickHouse server (test/helpers/clickhouse.global.ts). */
+const clickhouse: TestAnalyticsBackend = {
+  name: 'clickhouse',
+  async create() {
+    const url = inject('clickhouseUrl');
+    const database = `dw_test_${randomBase32(12).toLowerCase()}`;
+    return {
+      open: async () => openClickHouseAnalyticsStore({ url, database }),
+      drop: async () => {
+        admin ??= createClient({ url });
+        await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+      },
+    };
+  },
+  runs: (n) => Math.ceil(n / 2),
 };
 
 /** Every backend the store tests run on. */
-export const ANALYTICS_BACKENDS: readonly TestAnalyticsBackend[] = [embedded];
+export const ANALYTICS_BACKENDS: readonly TestAnalyticsBackend[] = [embedded, clickhouse];
 
 /**
  * Salts and settings kept in memory, outliving the store's restarts as the main database's

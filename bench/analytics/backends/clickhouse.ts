@@ -1,0 +1,325 @@
+// The analytics benchmark on ClickHouse: `npm run bench:analytics -- --backend clickhouse`.
+//
+// Starts a ClickHouse server of its own (Debian's clickhouse-server; its data in the bench
+// dir) and the real Docwright HTTP app with a ClickHouse store behind analytics, loads the data
+// set through the ingestion pipeline, then measures what run.ts measures for the embedded
+// engine: visitors export p50/p95 (cold and cached), the +02:00 range with clipped edges, HTTP
+// ingestion, the server's memory; and the naive `uniqExact` over raw events in the same
+// server, whose answer must match, with the ratio. Prints every figure.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createClient } from '@clickhouse/client';
+import { startClickHouse } from '../../../test/helpers/clickhouse-server.ts';
+import { DAY, generate, START } from '../dataset.ts';
+
+const { values } = parseArgs({
+  options: {
+    backend: { type: 'string' },
+    events: { type: 'string', default: '10000000' },
+    visitors: { type: 'string' },
+    paths: { type: 'string', default: '5000' },
+    days: { type: 'string', default: '30' },
+    'http-events': { type: 'string', default: '2000000' },
+    rotation: { type: 'string', default: 'never' },
+    samples: { type: 'string', default: '15' },
+    keep: { type: 'boolean', default: false },
+  },
+  strict: false,
+});
+const EVENTS = Number(values.events);
+const VISITORS = Number(values.visitors ?? Math.max(1, Math.round(EVENTS / 10)));
+const PATHS = Number(values.paths);
+const DAYS = Number(values.days);
+const HTTP_EVENTS = Math.min(Number(values['http-events']), EVENTS);
+const SAMPLES = Number(values.samples);
+const ROTATION = String(values.rotation ?? 'never');
+const DATABASE = 'docwright';
+const here = path.dirname(new URL(import.meta.url).pathname);
+const dir = mkdtempSync(path.join(tmpdir(), 'docwright-bench-clickhouse-'));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+
+log('# Docwright analytics benchmark: ClickHouse backend');
+log(
+  `data set: ${fmt(EVENTS)} events, ${fmt(VISITORS)} visitors, ${fmt(PATHS)} pages, ${DAYS} days, salt rotation ${ROTATION}; data dir ${dir}`,
+);
+const clickhouse = await startClickHouse({ dataDir: path.join(dir, 'clickhouse') });
+const version = execFileSync('curl', ['-s', `${clickhouse.url}/?query=SELECT%20version()`])
+  .toString()
+  .trim();
+log(`ClickHouse ${version} at ${clickhouse.url} (pid ${clickhouse.pid})`);
+const client = createClient({ url: clickhouse.url, request_timeout: 600_000 });
+
+const server = await startServer();
+log(`server pid ${server.info.pid} at ${server.info.url}`);
+
+// 1. The data set, through the ingestion pipeline into the store (its own process).
+const loaded = await runLoader(server.info.main);
+log(
+  `load through the ingestion pipeline (its own process, batches of 20,000): ${fmt(loaded.events)} events in ${loaded.seconds.toFixed(1)} s = ${fmt(loaded.eventsPerSecond)} events/s`,
+);
+log(`disk used by ClickHouse after the load: ${diskUsed()}`);
+
+// 2. First query.
+let started = performance.now();
+await visitors(server.info.main, server.info.key, START, START + 20 * DAY);
+log(`first query after the load: ${((performance.now() - started) / 1000).toFixed(2)} s`);
+
+// 3. Export latency, as run.ts measures it.
+const results: Record<string, { cold: number[]; cached: number[] }> = {};
+for (const length of [1, 7, 20]) {
+  const starts = Math.max(1, DAYS - length + 1);
+  const cold: number[] = [];
+  for (let i = 0; i < Math.min(SAMPLES, starts); i++) {
+    const from = START + ((1 + i * 7) % starts) * DAY;
+    cold.push(await timed(() => visitors(server.info.main, server.info.key, from, from + length * DAY, i)));
+  }
+  const cached: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    cached.push(await timed(() => visitors(server.info.main, server.info.key, START, START + length * DAY)));
+  }
+  results[`${length}d`] = { cold, cached };
+  log(
+    `visitors export, ${String(length).padStart(2)}-day range: cold p50 ${ms(percentile(cold, 50))} p95 ${ms(percentile(cold, 95))} (n=${cold.length}); cached p50 ${ms(percentile(cached, 50))} p95 ${ms(percentile(cached, 95))}`,
+  );
+}
+const offsetTimes: number[] = [];
+for (let i = 0; i < Math.min(DAYS - 21, SAMPLES); i++) {
+  const day = new Date(START + (2 + i) * DAY).toISOString().slice(0, 10);
+  const end = new Date(START + (22 + i) * DAY).toISOString().slice(0, 10);
+  const query = `dateFrom=${day}T00:00:00%2B02:00&dateTo=${end}T00:00:00%2B02:00&limit=50`;
+  offsetTimes.push(
+    await timed(async () => {
+      const res = await fetch(`${server.info.url}/v1/analytics/${server.info.main}/visitors?${query}`, {
+        headers: { authorization: `Bearer ${server.info.key}` },
+      });
+      if (res.status !== 200) throw new Error(`visitors answered ${res.status}`);
+      await res.arrayBuffer();
+    }),
+  );
+}
+log(
+  `visitors export, 20-day range at +02:00 (clipped edges): cold p50 ${ms(percentile(offsetTimes, 50))} p95 ${ms(percentile(offsetTimes, 95))} (n=${offsetTimes.length})`,
+);
+
+// 4. HTTP ingestion into a second project.
+const bodies = buildBodies(HTTP_EVENTS, 1000);
+started = performance.now();
+const accepted = await sendAll(bodies, 8);
+const httpSeconds = (performance.now() - started) / 1000;
+log(
+  `HTTP ingestion: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after the insert returned)`,
+);
+const retried = await sendAll(bodies.slice(0, 20), 4);
+log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);
+
+// 5. Memory: Docwright's process (the goal), and ClickHouse's beside it.
+const rss = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return `${fmt(kb('VmRSS') / 1024)} MB now, ${fmt(kb('VmHWM') / 1024)} MB peak`;
+};
+log(`server resident memory: ${rss(server.info.pid)}`);
+log(`ClickHouse resident memory: ${rss(clickhouse.pid)}`);
+log(`disk used by ClickHouse at the end: ${diskUsed()}`);
+
+// 6. The naive query: uniqExact over the raw events, in the same server.
+const naive = await naiveQuery();
+const ours = await visitors(server.info.main, server.info.key, START + 5 * DAY, START + 25 * DAY);
+const oursMs = percentile(results['20d']?.cold ?? [], 50);
+log(
+  `naive uniqExact over raw events (same 20-day query, same server): p50 ${ms(naive.p50)}; Docwright cold p50 ${ms(oursMs)}: ratio ${(naive.p50 / oursMs).toFixed(2)}x`,
+);
+const same = JSON.stringify(naive.answer) === JSON.stringify({ totals: ours.totals, rows: ours.visitors });
+log(`answers identical to the naive query (totals and top 50 rows): ${same ? 'yes' : 'NO'}`);
+
+server.process.kill('SIGTERM');
+await once(server.process, 'exit');
+await client.close();
+await clickhouse.stop();
+if (!values.keep) rmSync(dir, { recursive: true, force: true });
+if (!same) process.exitCode = 1;
+
+// ---------------------------------------------------------------------------------------------
+
+interface ServerInfo {
+  url: string;
+  pid: number;
+  main: string;
+  http: string;
+  key: string;
+  httpKey: string;
+}
+
+async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo }> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(here, '..', 'server.ts'),
+      '--data-dir',
+      dir,
+      '--rotation',
+      ROTATION,
+      '--clickhouse-url',
+      clickhouse.url,
+      '--clickhouse-database',
+      DATABASE,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [line] = (await once(child.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
+  return { process: child, info: JSON.parse(line.toString()) as ServerInfo };
+}
+
+async function runLoader(
+  project: string,
+): Promise<{ events: number; seconds: number; eventsPerSecond: number }> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(here, 'clickhouse-load.ts'),
+      `--url=${clickhouse.url}`,
+      `--database=${DATABASE}`,
+      `--project=${project}`,
+      `--events=${EVENTS}`,
+      `--visitors=${VISITORS}`,
+      `--paths=${PATHS}`,
+      `--days=${DAYS}`,
+      `--rotation=${ROTATION}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number];
+  if (code !== 0) throw new Error(`loader exited with ${code}`);
+  return JSON.parse(out);
+}
+
+function diskUsed(): string {
+  const bytes = Number(
+    execFileSync('du', ['-sb', path.join(clickhouse.dataDir, 'data')])
+      .toString()
+      .split('\t')[0],
+  );
+  return `${(bytes / 1e9).toFixed(2)} GB`;
+}
+
+interface VisitorsReport {
+  totals: { human: number; ai: number; total: number };
+  visitors: Array<{ path: string; human: number; ai: number; total: number }>;
+}
+
+async function visitors(
+  project: string,
+  key: string,
+  from: number,
+  to: number,
+  bust = 0,
+): Promise<VisitorsReport> {
+  const query = `dateFrom=${new Date(from).toISOString().slice(0, 10)}&dateTo=${new Date(to).toISOString().slice(0, 10)}&limit=50&offset=${bust % 2}`;
+  const res = await fetch(`${server.info.url}/v1/analytics/${project}/visitors?${query}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  if (res.status !== 200) throw new Error(`visitors answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as VisitorsReport;
+}
+
+function buildBodies(count: number, batch: number): string[] {
+  const bodies: string[] = [];
+  let events: unknown[] = [];
+  let i = 0;
+  for (const e of generate({
+    events: count,
+    visitors: Math.max(1, Math.round(count / 10)),
+    paths: PATHS,
+    days: DAYS,
+    seed: 2,
+  })) {
+    events.push({
+      id: `h${i++}`,
+      timestamp: new Date(e.timestamp).toISOString(),
+      path: e.path,
+      userAgent: e.userAgent,
+      ip: e.ip,
+      ...(e.accept ? { accept: e.accept } : {}),
+    });
+    if (events.length === batch) {
+      bodies.push(JSON.stringify({ events }));
+      events = [];
+    }
+  }
+  if (events.length > 0) bodies.push(JSON.stringify({ events }));
+  return bodies;
+}
+
+async function sendAll(list: string[], concurrency: number): Promise<number> {
+  let next = 0;
+  let total = 0;
+  const worker = async () => {
+    while (next < list.length) {
+      const body = list[next++] as string;
+      const res = await fetch(`${server.info.url}/v1/analytics/${server.info.http}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.info.httpKey}`, 'content-type': 'application/json' },
+        body,
+      });
+      if (res.status !== 202) throw new Error(`ingestion answered ${res.status}: ${await res.text()}`);
+      total += ((await res.json()) as { accepted: number }).accepted;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return total;
+}
+
+/** The 20-day visitors export as one naive query over the raw events (the store's table). */
+async function naiveQuery(): Promise<{ p50: number; answer: unknown }> {
+  const from = START + 5 * DAY;
+  const to = START + 25 * DAY;
+  const base = `FROM ${DATABASE}.views WHERE project = '${server.info.main}' AND ts >= ${from} AND ts < ${to} AND category IN (0, 1)`;
+  const counts = `uniqExactIf(visitor_hi, visitor_lo, category = 0) AS human, uniqExactIf(visitor_hi, visitor_lo, category = 1) AS ai, uniqExact(visitor_hi, visitor_lo) AS total`;
+  const times: number[] = [];
+  let answer: unknown = null;
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    const totals = await (
+      await client.query({ query: `SELECT ${counts} ${base}`, format: 'JSONEachRow' })
+    ).json<Record<string, string>>();
+    const rows = await (
+      await client.query({
+        query: `SELECT path, ${counts} ${base} GROUP BY path ORDER BY total DESC, path LIMIT 50`,
+        format: 'JSONEachRow',
+      })
+    ).json<Record<string, string>>();
+    times.push(performance.now() - t);
+    const n = (v: unknown) => Number(v);
+    const t0 = totals[0] ?? {};
+    answer = {
+      totals: { human: n(t0.human), ai: n(t0.ai), total: n(t0.total) },
+      rows: rows.map((r) => ({ path: String(r.path), human: n(r.human), ai: n(r.ai), total: n(r.total) })),
+    };
+  }
+  return { p50: percentile(times, 50), answer };
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+function percentile(list: number[], p: number): number {
+  if (list.length === 0) return Number.NaN;
+  const sorted = [...list].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}

@@ -1,0 +1,96 @@
+import type {
+  AnalyticsStore,
+  AppendResult,
+  Breakdown,
+  BreakdownQuery,
+  PageQuery,
+  PageReport,
+  PreparedEvent,
+  Reclassifier,
+  ReclassifyResult,
+  SeriesPoint,
+  SeriesQuery,
+} from '../../../domain/analytics/store.ts';
+import { Appender } from './append.ts';
+import { type ClickHouseConnection, type ClickHouseConnectionOptions, connect } from './connection.ts';
+import { breakdown, pages, timeSeries } from './exports.ts';
+import { migrate } from './migrations.ts';
+import { reclassify } from './reclassify.ts';
+import { literal } from './sql-literal.ts';
+
+export interface ClickHouseStoreOptions extends ClickHouseConnectionOptions {
+  /** Most buckets one time series may have. */
+  maxSeriesBuckets?: number;
+}
+
+/**
+ * The analytics store on ClickHouse (18.16 and later), over its HTTP interface with the
+ * official client. Views are rows of `views`; exports are exact (`uniqExact` over the 16-byte
+ * visitor keys); idempotency keys are checked before each insert (see Appender).
+ */
+export class ClickHouseAnalyticsStore implements AnalyticsStore {
+  private readonly connection: ClickHouseConnection;
+  private readonly options: ClickHouseStoreOptions;
+  private readonly appender: Appender;
+  private closed = false;
+
+  constructor(connection: ClickHouseConnection, options: ClickHouseStoreOptions) {
+    this.connection = connection;
+    this.options = options;
+    this.appender = new Appender(connection);
+  }
+
+  append(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('The analytics store is closed'));
+    return this.appender.append(projectId, events);
+  }
+
+  pages(projectId: string, query: PageQuery): Promise<PageReport> {
+    return pages(this.connection, projectId, query);
+  }
+
+  timeSeries(projectId: string, query: SeriesQuery): Promise<SeriesPoint[]> {
+    return timeSeries(this.connection, projectId, query, this.options.maxSeriesBuckets ?? 10_000);
+  }
+
+  breakdown(projectId: string, query: BreakdownQuery): Promise<Breakdown> {
+    return breakdown(this.connection, projectId, query);
+  }
+
+  async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
+    await this.appender.idle();
+    return reclassify(this.connection, projectId, classifier);
+  }
+
+  async deleteProject(projectId: string): Promise<void> {
+    await this.appender.idle();
+    const { db } = this.connection;
+    for (const table of ['views', 'event_keys']) {
+      await this.connection.command(
+        `ALTER TABLE ${db}.${table} DELETE WHERE project = ${literal(projectId)}`,
+      );
+      await this.connection.awaitMutations(table);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.appender.idle();
+    await this.connection.client.close();
+  }
+}
+
+/** Connects, creates the database and brings its schema up to date. */
+export async function openClickHouseAnalyticsStore(
+  options: ClickHouseStoreOptions,
+): Promise<ClickHouseAnalyticsStore> {
+  const connection = connect(options);
+  try {
+    await migrate(connection);
+  } catch (error) {
+    await connection.client.close();
+    throw error;
+  }
+  return new ClickHouseAnalyticsStore(connection, options);
+}

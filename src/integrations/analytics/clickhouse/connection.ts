@@ -1,0 +1,65 @@
+import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { identifier, literal } from './sql-literal.ts';
+
+export interface ClickHouseConnectionOptions {
+  /** The server's HTTP interface, e.g. `http://127.0.0.1:8123`. */
+  url: string;
+  /** Created when missing; the store's tables live there. */
+  database: string;
+  username?: string;
+  password?: string;
+  /** Milliseconds one request may take (the client's default, 30 s, when not given). */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * Settings every query carries. Only settings 18.16 knows: the server refuses unknown ones.
+ * `max_query_size`: idempotency checks and reclassification write long value lists.
+ */
+const SETTINGS = { max_query_size: '67108864' } as const;
+
+export interface ClickHouseConnection {
+  client: ClickHouseClient;
+  /** The back-quoted database name, to prefix tables with. */
+  db: string;
+  query<T>(sql: string): Promise<T[]>;
+  command(sql: string): Promise<void>;
+  /** Waits until every mutation (ALTER … UPDATE/DELETE) of the table is done. */
+  awaitMutations(table: string): Promise<void>;
+}
+
+export function connect(options: ClickHouseConnectionOptions): ClickHouseConnection {
+  const client = createClient({
+    url: options.url,
+    username: options.username ?? 'default',
+    password: options.password ?? '',
+    ...(options.requestTimeoutMs === undefined ? {} : { request_timeout: options.requestTimeoutMs }),
+    clickhouse_settings: SETTINGS,
+    // 18.16 answers uncompressed unless asked; the client's gzip request compression is off.
+    compression: { request: false, response: false },
+  });
+  const db = identifier(options.database);
+  const database = options.database;
+  const query = async <T>(sql: string): Promise<T[]> => {
+    const result = await client.query({ query: sql, format: 'JSONEachRow' });
+    return result.json<T>();
+  };
+  return {
+    client,
+    db,
+    query,
+    async command(sql) {
+      await client.command({ query: sql });
+    },
+    async awaitMutations(table) {
+      // `mutations_sync` arrived after 18.16: poll system.mutations instead.
+      for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+        const [row] = await query<{ n: string }>(
+          `SELECT count() AS n FROM system.mutations WHERE database = ${literal(database)} AND table = ${literal(table)} AND is_done = 0`,
+        );
+        if (Number(row?.n ?? 0) === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    },
+  };
+}
