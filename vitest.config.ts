@@ -31,7 +31,8 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/integration/**/*.test.ts'],
           env: { DOCWRIGHT_TEST_DATABASE: 'postgres' },
-          globalSetup: [DASHBOARD_BUILD],
+          // Several nodes run their analytics on ClickHouse too (test/integration/analytics/several-nodes.test.ts).
+          globalSetup: [DASHBOARD_BUILD, CLICKHOUSE],
         },
       },
     ],

@@ -7,6 +7,7 @@ import { DatabaseSettingsStore } from '../domain/analytics/database-settings.ts'
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
 import type { AnalyticsStore } from '../domain/analytics/store.ts';
 import type { Clock } from '../domain/clock.ts';
+import { openClickHouseAnalyticsStore } from '../integrations/analytics/clickhouse/clickhouse-store.ts';
 import { EmbeddedAnalyticsStore } from '../integrations/analytics/embedded/embedded-store.ts';
 import type { Storage } from '../storage/database.ts';
 
@@ -62,10 +63,12 @@ async function openStore(options: OpenAnalyticsOptions): Promise<AnalyticsStore>
         'The PostgreSQL analytics store is not part of this build yet; set DOCWRIGHT_ANALYTICS_URL=embedded',
       );
     case 'clickhouse':
-      // Its factory comes from src/integrations/analytics/clickhouse/.
-      throw new Error(
-        'The ClickHouse analytics store is not part of this build yet; set DOCWRIGHT_ANALYTICS_URL=embedded',
-      );
+      return openClickHouseAnalyticsStore({
+        url: backend.url,
+        database: backend.database,
+        username: backend.username,
+        password: backend.password,
+      });
   }
 }
 

@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from '@clickhouse/client';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { randomBase32 } from '../../../src/domain/ids.ts';
 import { DOCWRIGHT_BIN } from '../../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../../helpers/storage.ts';
 import { ReferenceAnalytics, type TestEvent } from '../../unit/analytics/reference.ts';
@@ -87,10 +89,34 @@ const RANGES = [
   },
 ];
 
-describe(`analytics on several nodes (${testBackend})`, () => {
+/**
+ * Where the nodes keep their analytics: on SQLite the embedded engine (one machine); on
+ * PostgreSQL the main database by default, and again with ClickHouse.
+ */
+const ENGINES = testBackend === 'sqlite' ? ['embedded'] : ['postgres', 'clickhouse'];
+
+describe.each(ENGINES)(`analytics on several nodes (${testBackend}, analytics on %s)`, (engine) => {
   let database: TestDatabase;
   const children: ChildProcess[] = [];
   const dirs: string[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+
+  /** The environment of every node: the main database, and the analytics engine of this run. */
+  const nodeEnv = (): Record<string, string> => {
+    if (engine === 'embedded') return database.env;
+    if (engine === 'postgres') {
+      const { DOCWRIGHT_ANALYTICS_URL: _embedded, ...env } = database.env;
+      return env;
+    }
+    const url = inject('clickhouseUrl');
+    const name = `dw_nodes_${randomBase32(12).toLowerCase()}`;
+    cleanups.push(async () => {
+      const admin = createClient({ url });
+      await admin.command({ query: `DROP DATABASE IF EXISTS ${name}` });
+      await admin.close();
+    });
+    return { ...database.env, DOCWRIGHT_ANALYTICS_URL: `${url}/${name}` };
+  };
 
   afterEach(async () => {
     for (const child of children.splice(0)) {
@@ -100,11 +126,13 @@ describe(`analytics on several nodes (${testBackend})`, () => {
       }
     }
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    for (const cleanup of cleanups.splice(0)) await cleanup();
     await database.drop();
   });
 
   it('two API nodes and a worker: traffic to both, one killed mid-stream, retries; both exports equal the reference', async () => {
     database = createTestDatabase();
+    const env = nodeEnv();
     // On SQLite the nodes are processes of one machine sharing its data directory; on PostgreSQL
     // each has a directory of its own, as separate machines would.
     const dataDir = () => {
@@ -113,11 +141,11 @@ describe(`analytics on several nodes (${testBackend})`, () => {
       dirs.push(dir);
       return dir;
     };
-    const first = await startNode(['serve', '--json', '--no-worker'], database.env, dataDir());
+    const first = await startNode(['serve', '--json', '--no-worker'], env, dataDir());
     children.push(first.child);
-    const second = await startNode(['serve', '--json', '--no-worker'], database.env, dataDir());
+    const second = await startNode(['serve', '--json', '--no-worker'], env, dataDir());
     children.push(second.child);
-    const worker = await startNode(['worker'], database.env, dataDir());
+    const worker = await startNode(['worker'], env, dataDir());
     children.push(worker.child);
     const projectId = first.banner?.projectId as string;
     const key = first.banner?.adminKey as string;
@@ -159,7 +187,7 @@ describe(`analytics on several nodes (${testBackend})`, () => {
       const res = await post(nodes[1] as Node, batch(n));
       expect(res.status).toBe(202);
     }
-    const restarted = await startNode(['serve', '--json', '--no-worker'], database.env, dataDir());
+    const restarted = await startNode(['serve', '--json', '--no-worker'], env, dataDir());
     children.push(restarted.child);
     nodes[0] = { child: restarted.child, baseUrl: restarted.banner?.baseUrl as string };
 

@@ -108,7 +108,9 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
             .waitFor();
           await page.keyboard.press('Escape');
           await page.getByRole('navigation', { name: 'Main' }).waitFor({ state: 'hidden' });
-          expect(await menu.evaluate((button) => button === document.activeElement)).toBe(true);
+          expect(await inPage(page, "document.activeElement?.getAttribute('aria-controls')")).toBe(
+            'navigation',
+          );
           await page.getByRole('button', { name: 'Menu', exact: true }).click();
           await page
             .getByRole('navigation', { name: 'Main' })
