@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import {
   type AnalyticsSettings,
   type AnalyticsSettingsStore,
@@ -11,6 +12,8 @@ import {
 } from '../../src/domain/analytics/store.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import { EmbeddedAnalyticsStore } from '../../src/integrations/analytics/embedded/embedded-store.ts';
+import { openPostgresAnalyticsStore } from '../../src/integrations/analytics/postgres/postgres-store.ts';
+import { testPostgresUrl } from './storage.ts';
 
 /** The analytics engines behind the store seam; every store test runs on each. */
 export type AnalyticsBackendName = 'embedded' | 'postgres' | 'clickhouse';
@@ -41,8 +44,30 @@ const embedded: TestAnalyticsBackend = {
   },
 };
 
+/** A fresh PostgreSQL schema per location, dropped with it. */
+const postgres: TestAnalyticsBackend = {
+  name: 'postgres',
+  async create() {
+    const schema = `dw_analytics_${randomBytes(6).toString('hex')}`;
+    return {
+      open: async () => openPostgresAnalyticsStore({ url: testPostgresUrl, schema, poolSize: 3 }),
+      drop: () => dropSchema(schema),
+    };
+  },
+};
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testPostgresUrl });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Every backend the store tests run on. */
-export const ANALYTICS_BACKENDS: readonly TestAnalyticsBackend[] = [embedded];
+export const ANALYTICS_BACKENDS: readonly TestAnalyticsBackend[] = [embedded, postgres];
 
 /**
  * Salts and settings kept in memory, outliving the store's restarts as the main database's

@@ -1,0 +1,266 @@
+import type pg from 'pg';
+import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
+import { type AppendResult, EVENT_FLAGS_MASK, type PreparedEvent } from '../../../domain/analytics/store.ts';
+import type { Dictionary } from './dictionaries.ts';
+import { APPEND_LOCK_NAMESPACE } from './schema.ts';
+import { COUNTED_CLASSES, DAY_MS, NEVER } from './visits.ts';
+
+export interface AppendDictionaries {
+  paths: Dictionary;
+  agents: Dictionary;
+  userAgents: Dictionary;
+  referrers: Dictionary;
+}
+
+/** One caller's append: its project's number and events. */
+export interface AppendRequest {
+  project: number;
+  events: readonly PreparedEvent[];
+}
+
+/** A view ready for the table: dictionary numbers resolved. */
+interface Row {
+  day: number;
+  ms: number;
+  path: number;
+  visitor: Buffer;
+  category: number;
+  purpose: number;
+  flags: number;
+  agent: number;
+  userAgent: number;
+  referrer: number | null;
+  status: number | null;
+  classifier: number;
+  key: string | null;
+}
+
+/**
+ * Appends the requests' views in one transaction (committed when the promise resolves) and
+ * keeps the first-visit table in step. Appends to a project are serialised across processes
+ * by an advisory lock, so the duplicate check and the previous visits see every committed view.
+ */
+export async function appendViews(
+  pool: pg.Pool,
+  dictionaries: AppendDictionaries,
+  requests: readonly AppendRequest[],
+): Promise<AppendResult[]> {
+  const rowsPerRequest = await resolve(pool, dictionaries, requests);
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const projects = [...new Set(requests.map((r) => r.project))].sort((a, b) => a - b);
+    for (const project of projects) {
+      await client.query('select pg_advisory_xact_lock($1, $2)', [APPEND_LOCK_NAMESPACE, project]);
+    }
+    const results: AppendResult[] = [];
+    // One pass per project: its requests' views deduplicated together, in order (first wins).
+    const byProject = new Map<number, number[]>();
+    requests.forEach((r, i) => {
+      const list = byProject.get(r.project);
+      if (list) list.push(i);
+      else byProject.set(r.project, [i]);
+    });
+    for (const [project, indexes] of byProject) {
+      const stored = await storedKeys(
+        client,
+        project,
+        indexes.flatMap((i) => rowsPerRequest[i] as Row[]),
+      );
+      const accepted: Row[] = [];
+      for (const i of indexes) {
+        let kept = 0;
+        let duplicates = 0;
+        for (const row of rowsPerRequest[i] as Row[]) {
+          if (row.key !== null) {
+            const id = `${row.day}|${row.key}`;
+            if (stored.has(id)) {
+              duplicates++;
+              continue;
+            }
+            stored.add(id);
+          }
+          accepted.push(row);
+          kept++;
+        }
+        results[i] = { accepted: kept, duplicates };
+      }
+      await insertViews(client, project, accepted);
+      await recordVisits(client, project, accepted);
+    }
+    await client.query('commit');
+    return results;
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function resolve(
+  pool: pg.Pool,
+  d: AppendDictionaries,
+  requests: readonly AppendRequest[],
+): Promise<Row[][]> {
+  const events = requests.flatMap((r) => r.events);
+  const [paths, agents, userAgents, referrers] = await Promise.all([
+    d.paths.idsFor(
+      pool,
+      events.map((e) => e.path),
+    ),
+    d.agents.idsFor(
+      pool,
+      events.map((e) => e.agent),
+    ),
+    d.userAgents.idsFor(
+      pool,
+      events.map((e) => e.userAgent),
+    ),
+    d.referrers.idsFor(
+      pool,
+      events.flatMap((e) => (e.referrer === null ? [] : [e.referrer])),
+    ),
+  ]);
+  let n = 0;
+  let r = 0;
+  return requests.map((request) =>
+    request.events.map((e): Row => {
+      const i = n++;
+      const day = Math.floor(e.timestamp / DAY_MS);
+      return {
+        day,
+        ms: e.timestamp - day * DAY_MS,
+        path: paths[i] as number,
+        visitor: e.visitorKey,
+        category: CATEGORY_CODES[e.category],
+        purpose: e.purpose === null ? 0 : PURPOSE_CODES[e.purpose],
+        flags: e.flags & EVENT_FLAGS_MASK,
+        agent: agents[i] as number,
+        userAgent: userAgents[i] as number,
+        referrer: e.referrer === null ? null : (referrers[r++] as number),
+        status: e.status,
+        classifier: e.classifierVersion,
+        key: e.eventKey === null ? null : eventKey(e.eventKey),
+      };
+    }),
+  );
+}
+
+/** The first 8 bytes of the key's digest (latin1: one character per byte) as a signed int8. */
+function eventKey(latin1: string): string {
+  const bytes = Buffer.alloc(8);
+  bytes.write(latin1.slice(0, 8), 'latin1');
+  return bytes.readBigInt64LE(0).toString();
+}
+
+/** The batch's (day, key) pairs already stored, as `day|key`. */
+async function storedKeys(client: pg.PoolClient, project: number, rows: Row[]): Promise<Set<string>> {
+  const keyed = rows.filter((r) => r.key !== null);
+  if (keyed.length === 0) return new Set();
+  const found = await client.query<{ day: number; event_key: string }>(
+    `select v.day, v.event_key from analytics_views v
+       join unnest($2::int4[], $3::int8[]) as k(day, event_key) on v.day = k.day and v.event_key = k.event_key
+      where v.project = $1`,
+    [project, keyed.map((r) => r.day), keyed.map((r) => r.key)],
+  );
+  return new Set(found.rows.map((r) => `${r.day}|${r.event_key}`));
+}
+
+async function insertViews(client: pg.PoolClient, project: number, rows: Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const result = await client.query(
+    `insert into analytics_views
+       (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier, event_key)
+     select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int2[], $7::int2[], $8::int2[],
+                              $9::int4[], $10::int4[], $11::int4[], $12::int2[], $13::int4[], $14::int8[])
+     on conflict do nothing`,
+    [
+      project,
+      rows.map((r) => r.day),
+      rows.map((r) => r.ms),
+      rows.map((r) => r.path),
+      rows.map((r) => r.visitor),
+      rows.map((r) => r.category),
+      rows.map((r) => r.purpose),
+      rows.map((r) => r.flags),
+      rows.map((r) => r.agent),
+      rows.map((r) => r.userAgent),
+      rows.map((r) => r.referrer),
+      rows.map((r) => r.status),
+      rows.map((r) => r.classifier),
+      rows.map((r) => r.key),
+    ],
+  );
+  // Under the project's lock no one else stores its keys: a conflict here is a bug.
+  if (result.rowCount !== rows.length) throw new Error('analytics append: an event key was stored meanwhile');
+}
+
+/**
+ * Adds the views' (page, visitor, day) and (visitor, day) classes to the first-visit table:
+ * new rows take their previous visits from the earlier rows, and later rows of the same
+ * page and visitor learn of the new day (a late event) in a second statement.
+ */
+export async function recordVisits(
+  client: Pick<pg.PoolClient, 'query'>,
+  project: number,
+  rows: ReadonlyArray<{ day: number; path: number; visitor: Buffer; category: number }>,
+): Promise<void> {
+  const pairs = new Map<string, { path: number; visitor: Buffer; day: number; mask: number }>();
+  for (const row of rows) {
+    if (row.category >= COUNTED_CLASSES) continue;
+    const bit = 1 << row.category;
+    const hex = row.visitor.toString('hex');
+    for (const path of [row.path, 0]) {
+      const id = `${path}|${hex}|${row.day}`;
+      const pair = pairs.get(id);
+      if (pair) pair.mask |= bit;
+      else pairs.set(id, { path, visitor: row.visitor, day: row.day, mask: bit });
+    }
+  }
+  if (pairs.size === 0) return;
+  const list = [...pairs.values()];
+  const params = [
+    project,
+    list.map((p) => p.path),
+    list.map((p) => p.visitor),
+    list.map((p) => p.day),
+    list.map((p) => p.mask),
+  ];
+  await client.query(
+    `insert into analytics_visits as v (project, path, visitor, day, mask, last_h, last_a, last_c)
+     select $1, x.path, x.visitor, x.day, x.mask,
+            coalesce(p.h, ${NEVER}), coalesce(p.a, ${NEVER}), coalesce(p.c, ${NEVER})
+       from unnest($2::int4[], $3::bytea[], $4::int4[], $5::int2[]) as x(path, visitor, day, mask)
+       left join lateral (
+         select max(w.day) filter (where w.mask & 1 <> 0) as h,
+                max(w.day) filter (where w.mask & 2 <> 0) as a,
+                max(w.day) filter (where w.mask & 4 <> 0) as c
+           from analytics_visits w
+          where w.project = $1 and w.path = x.path and w.visitor = x.visitor and w.day < x.day
+       ) p on true
+     order by x.path, x.visitor, x.day
+     on conflict (project, path, visitor, day) do update set mask = v.mask | excluded.mask
+       where v.mask | excluded.mask <> v.mask`,
+    params,
+  );
+  // Later rows of the same (page, visitor): a class seen on day d is their latest earlier
+  // visit of that class if theirs is before d. Several new days may precede one row: max.
+  await client.query(
+    `update analytics_visits v
+        set last_h = greatest(v.last_h, u.h), last_a = greatest(v.last_a, u.a), last_c = greatest(v.last_c, u.c)
+       from (
+         select w.path, w.visitor, w.day,
+                max(x.day) filter (where x.mask & 1 <> 0) as h,
+                max(x.day) filter (where x.mask & 2 <> 0) as a,
+                max(x.day) filter (where x.mask & 4 <> 0) as c
+           from unnest($2::int4[], $3::bytea[], $4::int4[], $5::int2[]) as x(path, visitor, day, mask)
+           join analytics_visits w
+             on w.project = $1 and w.path = x.path and w.visitor = x.visitor and w.day > x.day
+          group by w.path, w.visitor, w.day
+       ) u
+      where v.project = $1 and v.path = u.path and v.visitor = u.visitor and v.day = u.day
+        and (u.h > v.last_h or u.a > v.last_a or u.c > v.last_c)`,
+    params,
+  );
+}

@@ -1,0 +1,102 @@
+import type pg from 'pg';
+
+/**
+ * The PostgreSQL analytics store's own migration ladder, numbered and recorded in its own
+ * bookkeeping table (`analytics_schema_migrations`), beside the jobs' tables in the same schema.
+ * Several processes may start at once: a transaction-scoped advisory lock serialises them.
+ */
+export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'views, first visits and dictionaries',
+    sql: `
+      create table analytics_projects (id serial primary key, project_id text not null unique);
+      -- Dictionaries keep the view rows narrow: a value is stored once, keyed by its hash.
+      create table analytics_paths (id serial primary key, hash bytea not null unique, value text not null);
+      create table analytics_agents (id serial primary key, hash bytea not null unique, value text not null);
+      create table analytics_user_agents (id serial primary key, hash bytea not null unique, value text not null);
+      create table analytics_referrers (id serial primary key, hash bytea not null unique, value text not null);
+      -- Every stored view (the truth). day: UTC days since the epoch; ms: milliseconds into it.
+      create table analytics_views (
+        project int4 not null,
+        day int4 not null,
+        ms int4 not null,
+        path int4 not null,
+        visitor bytea not null,
+        category int2 not null,
+        purpose int2 not null,
+        flags int2 not null,
+        agent int4 not null,
+        user_agent int4 not null,
+        referrer int4,
+        status int2,
+        classifier int4 not null,
+        event_key int8
+      );
+      -- An event key is unique within the UTC day of its event: the first wins.
+      create unique index analytics_views_event_key on analytics_views (project, day, event_key)
+        where event_key is not null;
+      create index analytics_views_time on analytics_views (project, day, ms);
+      -- One row per (page, visitor, day) with a counted view (human, ai, ai_crawler), and one
+      -- per (visitor, day) under path 0 for the totals: mask holds the classes seen that day
+      -- (1 human, 2 ai, 4 ai_crawler); last_h/last_a/last_c the latest earlier day the same
+      -- visitor saw the same page as that class (-2^31: never). A row counts for a range of
+      -- whole days [f, t) iff its day is in it and no earlier visit of its class is on or
+      -- after f: exact distinct visitors by a filtered count, without a distinct.
+      create table analytics_visits (
+        project int4 not null,
+        path int4 not null,
+        visitor bytea not null,
+        day int4 not null,
+        mask int2 not null,
+        last_h int4 not null,
+        last_a int4 not null,
+        last_c int4 not null,
+        primary key (project, path, visitor, day)
+      );
+      create index analytics_visits_day on analytics_visits using brin (project, day) with (pages_per_range = 16);
+    `,
+  },
+];
+
+const LOCK_NAMESPACE = 0x616e; // 'an': the analytics store's advisory locks
+export const MIGRATION_LOCK = [LOCK_NAMESPACE, 0] as const;
+/** Appends to one project are serialised by this lock (key: the project's number). */
+export const APPEND_LOCK_NAMESPACE = LOCK_NAMESPACE + 1;
+
+/** Applies every pending analytics migration in the pool's schema; returns those applied. */
+export async function migrateAnalytics(pool: pg.Pool, schema: string | null): Promise<number[]> {
+  const client = await pool.connect();
+  try {
+    if (schema) await client.query(`create schema if not exists ${quoteIdent(schema)}`);
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock($1, $2)', [...MIGRATION_LOCK]);
+    await client.query(
+      `create table if not exists analytics_schema_migrations (
+         version int4 primary key, name text not null, applied_at timestamptz not null default now())`,
+    );
+    const done = await client.query<{ version: number }>('select version from analytics_schema_migrations');
+    const applied = new Set(done.rows.map((r) => r.version));
+    const now: number[] = [];
+    for (const migration of ANALYTICS_MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query('insert into analytics_schema_migrations (version, name) values ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
+      now.push(migration.version);
+    }
+    await client.query('commit');
+    return now;
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
