@@ -7,8 +7,11 @@ import { openServices } from '../../src/app/services.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
+import { openPostgresBenchStore } from './backends/postgres.ts';
 
-const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, rotation: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { 'data-dir': { type: 'string' }, rotation: { type: 'string' }, 'pg-schema': { type: 'string' } },
+});
 const dataDir = values['data-dir'] ?? '';
 const config = loadConfig({
   DOCWRIGHT_DATA_DIR: dataDir,
@@ -18,6 +21,8 @@ const config = loadConfig({
 const logger = pino({ level: 'silent' });
 const services = await openServices(config, logger, {
   analytics: { saltRotation: (values.rotation ?? 'never') as SaltRotation, rateLimitPerWindow: 0 },
+  // --backend postgres: the views in a PostgreSQL schema of their own (see backends/postgres.ts).
+  ...(values['pg-schema'] ? { analyticsStore: await openPostgresBenchStore(values['pg-schema']) } : {}),
 });
 const main = await services.projects.create({ name: 'bench', repository: 'https://example.com/bench.git' });
 const http = await services.projects.create({

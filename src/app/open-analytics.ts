@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
+import type { AnalyticsStore } from '../domain/analytics/store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { EmbeddedAnalyticsStore } from '../integrations/analytics/embedded/embedded-store.ts';
 
@@ -17,8 +18,10 @@ export function openAnalytics(options: {
   threadLock?: SharedArrayBuffer;
   /** A bulk log import: load every visitor key up front, as logs mostly bring older periods. */
   bulkImport?: boolean;
+  /** Views go to this store instead (salts and settings stay in the embedded file). */
+  store?: AnalyticsStore;
 }): AnalyticsService {
-  const store = new EmbeddedAnalyticsStore({
+  const embedded = new EmbeddedAnalyticsStore({
     file: analyticsFile(options.dataDir, options.settings),
     synchronous: options.settings.durability,
     ...(options.threadLock ? { threadLock: options.threadLock } : {}),
@@ -27,9 +30,9 @@ export function openAnalytics(options: {
     logger: options.logger,
   });
   return new AnalyticsService({
-    store,
-    salts: store,
-    settings: store,
+    store: options.store ?? embedded,
+    salts: embedded,
+    settings: embedded,
     clock: options.clock,
     saltRotation: options.settings.saltRotation,
     saltRetentionDays: options.settings.saltRetentionDays,

@@ -4,6 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { Agent } from '../domain/agent/agent.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
+import type { AnalyticsStore } from '../domain/analytics/store.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobEventFeed } from '../domain/jobs/job-event-feed.ts';
 import { JobEventLog } from '../domain/jobs/job-events.ts';
@@ -60,6 +61,8 @@ export interface ServiceOverrides {
   /** Use an already open storage (tests hand in one per test). */
   storage?: Storage;
   analytics?: Partial<AnalyticsOptions>;
+  /** Views in this store rather than the embedded engine's (the benchmark's other backends). */
+  analyticsStore?: AnalyticsStore;
   /** Failed sign-ins allowed (tests lower them). */
   signInLimits?: SignInLimits;
 }
@@ -86,7 +89,13 @@ export async function openServices(
   });
   const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
-  const analytics = openAnalytics({ dataDir: config.dataDir, clock, logger, settings: analyticsOptions });
+  const analytics = openAnalytics({
+    dataDir: config.dataDir,
+    clock,
+    logger,
+    settings: analyticsOptions,
+    ...(overrides.analyticsStore ? { store: overrides.analyticsStore } : {}),
+  });
   const workspaces = createWorkspaces(config, logger);
   const projectSettings = new ProjectSettingsService(storage, secretBox);
   const users = new UserService(storage, clock);
