@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
 import type { AnalyticsStore, TimeRange } from '../../../src/domain/analytics/store.ts';
 import {
@@ -117,11 +117,6 @@ const query = fc.record({
   countAiCrawlersAsAi: fc.boolean(),
 });
 
-const locations: TestAnalyticsLocation[] = [];
-afterAll(async () => {
-  for (const location of locations) await location.drop();
-});
-
 interface Opened {
   store: AnalyticsStore;
   service: AnalyticsService;
@@ -162,7 +157,6 @@ describe.each(ANALYTICS_BACKENDS)('$name analytics store against a brute-force r
           fc.integer({ min: -1, max: 4 }),
           async (batches, queries, restartAfter) => {
             const location = await backend.create();
-            locations.push(location);
             const openStore = opener(location);
             let { store, service } = await openStore();
             const reference = new ReferenceAnalytics();
@@ -191,7 +185,9 @@ describe.each(ANALYTICS_BACKENDS)('$name analytics store against a brute-force r
               for (const { q, range } of valid)
                 await expectSameAnswers(service, reference, projectId, range, q);
             } finally {
+              // Dropped as each run ends: hundreds of runs, each a schema of its own on PostgreSQL.
               await store.close();
+              await location.drop();
             }
           },
         ),
@@ -266,7 +262,6 @@ describe.each(ANALYTICS_BACKENDS)(
             fc.integer({ min: -1, max: 3 }),
             async (batches, ranges, restartAfter) => {
               const location = await backend.create();
-              locations.push(location);
               const openStore = opener(location);
               let { store, service } = await openStore();
               const reference = new ReferenceAnalytics();
@@ -285,6 +280,7 @@ describe.each(ANALYTICS_BACKENDS)(
                 }
               } finally {
                 await store.close();
+                await location.drop();
               }
             },
           ),
@@ -307,7 +303,6 @@ describe.each(ANALYTICS_BACKENDS)(
             fc.integer({ min: -1, max: 3 }),
             async (batches, ranges, restartAfter) => {
               const location = await backend.create();
-              locations.push(location);
               const openStore = opener(location);
               let { store, service } = await openStore();
               const reference = new ReferenceAnalytics();
@@ -326,6 +321,7 @@ describe.each(ANALYTICS_BACKENDS)(
                 }
               } finally {
                 await store.close();
+                await location.drop();
               }
             },
           ),

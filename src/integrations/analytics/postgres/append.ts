@@ -62,30 +62,37 @@ export async function appendViews(
       else byProject.set(r.project, [i]);
     });
     for (const [project, indexes] of byProject) {
-      const stored = await storedKeys(
-        client,
-        project,
-        indexes.flatMap((i) => rowsPerRequest[i] as Row[]),
-      );
+      const rows = indexes.flatMap((i) => rowsPerRequest[i] as Row[]);
+      // The batch against itself first (the first wins), then against the table: a key the
+      // table holds already is not returned by the insert.
+      const seen = new Set<string>();
+      const candidates = rows.filter((row) => {
+        if (row.key === null) return true;
+        const id = `${row.day}|${row.key}`;
+        if (seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      });
+      const inserted = await insertViews(client, project, candidates);
       const accepted: Row[] = [];
+      const taken = new Set<string>();
       for (const i of indexes) {
         let kept = 0;
         let duplicates = 0;
         for (const row of rowsPerRequest[i] as Row[]) {
           if (row.key !== null) {
             const id = `${row.day}|${row.key}`;
-            if (stored.has(id)) {
+            if (!inserted.has(id) || taken.has(id)) {
               duplicates++;
               continue;
             }
-            stored.add(id);
+            taken.add(id);
           }
           accepted.push(row);
           kept++;
         }
         results[i] = { accepted: kept, duplicates };
       }
-      await insertViews(client, project, accepted);
       await recordVisits(client, project, accepted);
     }
     await client.query('commit');
@@ -154,27 +161,16 @@ function eventKey(latin1: string): string {
   return bytes.readBigInt64LE(0).toString();
 }
 
-/** The batch's (day, key) pairs already stored, as `day|key`. */
-async function storedKeys(client: pg.PoolClient, project: number, rows: Row[]): Promise<Set<string>> {
-  const keyed = rows.filter((r) => r.key !== null);
-  if (keyed.length === 0) return new Set();
-  const found = await client.query<{ day: number; event_key: string }>(
-    `select v.day, v.event_key from analytics_views v
-       join unnest($2::int4[], $3::int8[]) as k(day, event_key) on v.day = k.day and v.event_key = k.event_key
-      where v.project = $1`,
-    [project, keyed.map((r) => r.day), keyed.map((r) => r.key)],
-  );
-  return new Set(found.rows.map((r) => `${r.day}|${r.event_key}`));
-}
-
-async function insertViews(client: pg.PoolClient, project: number, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  const result = await client.query(
+/** Inserts the views; returns the `day|key` of the keyed ones stored (not already there). */
+async function insertViews(client: pg.PoolClient, project: number, rows: Row[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const result = await client.query<{ day: number; event_key: string }>(
     `insert into analytics_views
        (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier, event_key)
      select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int2[], $7::int2[], $8::int2[],
                               $9::int4[], $10::int4[], $11::int4[], $12::int2[], $13::int4[], $14::int8[])
-     on conflict do nothing`,
+     on conflict do nothing
+     returning case when event_key is not null then day end as day, event_key`,
     [
       project,
       rows.map((r) => r.day),
@@ -192,8 +188,9 @@ async function insertViews(client: pg.PoolClient, project: number, rows: Row[]):
       rows.map((r) => r.key),
     ],
   );
-  // Under the project's lock no one else stores its keys: a conflict here is a bug.
-  if (result.rowCount !== rows.length) throw new Error('analytics append: an event key was stored meanwhile');
+  const stored = new Set<string>();
+  for (const r of result.rows) if (r.event_key !== null) stored.add(`${r.day}|${r.event_key}`);
+  return stored;
 }
 
 /**
@@ -246,6 +243,15 @@ export async function recordVisits(
   );
   // Later rows of the same (page, visitor): a class seen on day d is their latest earlier
   // visit of that class if theirs is before d. Several new days may precede one row: max.
+  // Only views before the project's last day (late ones, or a batch spanning days) can have
+  // later rows; in-order traffic skips this statement.
+  const last = await client.query<{ day: number | null }>(
+    'select max(day) as day from analytics_views where project = $1',
+    [project],
+  );
+  const lastDay = last.rows[0]?.day ?? Number.NEGATIVE_INFINITY;
+  const early = list.filter((p) => p.day < lastDay);
+  if (early.length === 0) return;
   await client.query(
     `update analytics_visits v
         set last_h = greatest(v.last_h, u.h), last_a = greatest(v.last_a, u.a), last_c = greatest(v.last_c, u.c)
@@ -261,6 +267,12 @@ export async function recordVisits(
        ) u
       where v.project = $1 and v.path = u.path and v.visitor = u.visitor and v.day = u.day
         and (u.h > v.last_h or u.a > v.last_a or u.c > v.last_c)`,
-    params,
+    [
+      project,
+      early.map((p) => p.path),
+      early.map((p) => p.visitor),
+      early.map((p) => p.day),
+      early.map((p) => p.mask),
+    ],
   );
 }

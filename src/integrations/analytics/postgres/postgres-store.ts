@@ -52,6 +52,9 @@ export async function openPostgresAnalyticsStore(
   return new PostgresAnalyticsStore(pool, options);
 }
 
+/** Appends in flight at once: one in the database while the next is prepared. */
+const FLUSH_LANES = 2;
+
 interface Pending extends AppendRequest {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
@@ -78,7 +81,8 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     events: readonly PreparedEvent[];
     pending: Omit<Pending, 'project' | 'events'>;
   }> = [];
-  private flushing: Promise<void> | null = null;
+  /** Flush loops running: a second prepares its batch while the first is in the database. */
+  private readonly lanes = new Set<Promise<void>>();
   private closed = false;
 
   constructor(pool: pg.Pool, options: PostgresAnalyticsOptions) {
@@ -91,7 +95,12 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     if (events.length === 0) return Promise.resolve({ accepted: 0, duplicates: 0 });
     return new Promise((resolve, reject) => {
       this.queue.push({ projectId, events, pending: { resolve, reject } });
-      this.flushing ??= new Promise((done) => setImmediate(done)).then(() => this.flush());
+      if (this.lanes.size < FLUSH_LANES) {
+        const lane: Promise<void> = new Promise((done) => setImmediate(done))
+          .then(() => this.flush())
+          .finally(() => this.lanes.delete(lane));
+        this.lanes.add(lane);
+      }
     });
   }
 
@@ -155,11 +164,11 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.flushing) await this.flushing;
+    while (this.lanes.size > 0) await Promise.all(this.lanes);
     await this.pool.end();
   }
 
-  /** Writes everything queued, one transaction per round, until the queue is empty. */
+  /** Writes everything queued, one transaction per round, until the queue is empty (never throws). */
   private async flush(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue;
@@ -178,6 +187,5 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
         for (const item of batch) item.pending.reject(error);
       }
     }
-    this.flushing = null;
   }
 }
