@@ -33,7 +33,7 @@ const PATHS = [
   '/guide/index.md',
 ];
 /** A server engine (PostgreSQL) answers each of the many queries over the network. */
-const PROPERTY_TIMEOUT_MS = 180_000;
+const PROPERTY_TIMEOUT_MS = 300_000;
 const OFFSETS = ['Z', '+05:30', '-08:00', '+14:00'];
 
 /** Timestamps clustered at day boundaries, where off-by-one errors live. */

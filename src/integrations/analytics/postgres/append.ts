@@ -198,7 +198,7 @@ async function insertViews(client: pg.PoolClient, project: number, rows: Row[]):
  * new rows take their previous visits from the earlier rows, and later rows of the same
  * page and visitor learn of the new day (a late event) in a second statement.
  */
-export async function recordVisits(
+async function recordVisits(
   client: Pick<pg.PoolClient, 'query'>,
   project: number,
   rows: ReadonlyArray<{ day: number; path: number; visitor: Buffer; category: number }>,

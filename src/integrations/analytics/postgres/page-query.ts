@@ -72,8 +72,9 @@ async function countViews(db: Queryable, project: number, span: Span, crawlers: 
 }
 
 /**
- * Distinct visitors per page. Whole days come from the first-visit table: a (page, visitor,
- * day) row counts iff its earlier visit of the side's classes is before the range. A clipped
+ * Distinct visitors per page. Whole days come from the first-visit table (rolled up in
+ * analytics_visit_counts): a (page, visitor, day) row counts iff its earlier visit of the
+ * side's classes is before the range. A clipped
  * first day (L) and last day (R) are read from the raw views and joined in without double
  * counting: W rows whose previous visit is on L's day and whose pair is in L were counted
  * in L; an R pair counts iff its day's row has no earlier visit in W, nor in L.
@@ -104,13 +105,19 @@ async function countVisitors(
   const project_ = p('project', project);
   const wf = p('wf', hasL ? d0 + 1 : d0);
   const d1 = p('d1', span.endDay);
-  const count = (test: (mask: number) => string, sign = '') =>
-    `${sign}count(*) filter (where ${test(s.human)})::int4 as h,
-     ${sign}count(*) filter (where ${test(s.ai)})::int4 as a,
-     ${sign}count(*) filter (where ${test(s.total)})::int4 as t`;
+  /** Rows meeting each side's test: counted, or with `of`, the sum of that column. */
+  const count = (test: (mask: number) => string, sign = '', of = '') => {
+    const agg = (mask: number) =>
+      of === ''
+        ? `count(*) filter (where ${test(mask)})`
+        : `coalesce(sum(${of}) filter (where ${test(mask)}), 0)`;
+    return `${sign}${agg(s.human)}::int4 as h, ${sign}${agg(s.ai)}::int4 as a, ${sign}${agg(s.total)}::int4 as t`;
+  };
+  // The whole days, from the rolled-up first-visit counts.
   const parts = [
-    `select v.path, ${count((m) => `v.mask & ${m} <> 0 and ${previous('v', m)} < ${wf}`)}
-       from analytics_visits v where v.project = ${project_} and v.day >= ${wf} and v.day < ${d1} group by v.path`,
+    `select c.path, ${count((m) => `c.mask & ${m} <> 0 and ${previous('c', m)} < ${wf}`, '', 'c.n')}
+       from analytics_visit_counts c where c.project = ${project_} and c.day >= ${wf} and c.day < ${d1}
+      group by c.path`,
   ];
   const ctes: string[] = [];
   const pairs = (day: string, ms: string) =>

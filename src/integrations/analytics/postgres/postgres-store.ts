@@ -150,8 +150,10 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     try {
       await client.query('begin');
       await client.query('select pg_advisory_xact_lock($1, $2)', [APPEND_LOCK_NAMESPACE, project]);
+      await client.query(`select set_config('analytics.counts', 'off', true)`);
       await client.query('delete from analytics_views where project = $1', [project]);
       await client.query('delete from analytics_visits where project = $1', [project]);
+      await client.query('delete from analytics_visit_counts where project = $1', [project]);
       await client.query('commit');
     } catch (error) {
       await client.query('rollback').catch(() => {});

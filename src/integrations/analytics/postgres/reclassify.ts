@@ -78,7 +78,10 @@ export async function reclassifyViews(
 
 /** Rebuilds a project's first-visit table from its views (inside the caller's transaction). */
 export async function rebuildVisits(client: Pick<pg.PoolClient, 'query'>, project: number): Promise<void> {
+  // The counts are rebuilt below in one pass rather than by the triggers, row change by row change.
+  await client.query(`select set_config('analytics.counts', 'off', true)`);
   await client.query('delete from analytics_visits where project = $1', [project]);
+  await client.query('delete from analytics_visit_counts where project = $1', [project]);
   await client.query(
     `insert into analytics_visits (project, path, visitor, day, mask, last_h, last_a, last_c)
      select $1, s.path, s.visitor, s.day, s.mask,
@@ -94,4 +97,11 @@ export async function rebuildVisits(client: Pick<pg.PoolClient, 'query'>, projec
      window w as (partition by s.path, s.visitor order by s.day rows between unbounded preceding and 1 preceding)`,
     [project],
   );
+  await client.query(
+    `insert into analytics_visit_counts (project, day, path, mask, last_h, last_a, last_c, n)
+     select project, day, path, mask, last_h, last_a, last_c, count(*) from analytics_visits where project = $1
+      group by project, day, path, mask, last_h, last_a, last_c`,
+    [project],
+  );
+  await client.query(`select set_config('analytics.counts', 'on', true)`);
 }

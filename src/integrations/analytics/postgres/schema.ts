@@ -57,6 +57,58 @@ export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string
       create index analytics_visits_day on analytics_visits using brin (project, day) with (pages_per_range = 16);
     `,
   },
+  {
+    version: 2,
+    name: 'first-visit counts',
+    sql: `
+      -- analytics_visits rolled up: how many rows have each (page, day, mask, last_*). Whole
+      -- days are counted from here, a few rows per (page, day) rather than one per visitor.
+      -- Kept by statement triggers over the transition tables (set-based, in the same
+      -- transaction); a session that rebuilds the counts itself sets analytics.counts = 'off'.
+      create table analytics_visit_counts (
+        project int4 not null,
+        day int4 not null,
+        path int4 not null,
+        mask int2 not null,
+        last_h int4 not null,
+        last_a int4 not null,
+        last_c int4 not null,
+        n int4 not null,
+        primary key (project, day, path, mask, last_h, last_a, last_c)
+      );
+      create function analytics_visits_added() returns trigger language plpgsql as $f$
+      begin
+        if current_setting('analytics.counts', true) = 'off' then return null; end if;
+        insert into analytics_visit_counts as c (project, day, path, mask, last_h, last_a, last_c, n)
+          select project, day, path, mask, last_h, last_a, last_c, count(*) from added
+           group by project, day, path, mask, last_h, last_a, last_c
+           order by project, day, path, mask, last_h, last_a, last_c
+        on conflict (project, day, path, mask, last_h, last_a, last_c) do update set n = c.n + excluded.n;
+        return null;
+      end $f$;
+      create function analytics_visits_removed() returns trigger language plpgsql as $f$
+      begin
+        if current_setting('analytics.counts', true) = 'off' then return null; end if;
+        insert into analytics_visit_counts as c (project, day, path, mask, last_h, last_a, last_c, n)
+          select project, day, path, mask, last_h, last_a, last_c, -count(*) from removed
+           group by project, day, path, mask, last_h, last_a, last_c
+           order by project, day, path, mask, last_h, last_a, last_c
+        on conflict (project, day, path, mask, last_h, last_a, last_c) do update set n = c.n + excluded.n;
+        return null;
+      end $f$;
+      create trigger analytics_visits_inserted after insert on analytics_visits
+        referencing new table as added for each statement execute function analytics_visits_added();
+      create trigger analytics_visits_updated_old after update on analytics_visits
+        referencing old table as removed for each statement execute function analytics_visits_removed();
+      create trigger analytics_visits_updated_new after update on analytics_visits
+        referencing new table as added for each statement execute function analytics_visits_added();
+      create trigger analytics_visits_deleted after delete on analytics_visits
+        referencing old table as removed for each statement execute function analytics_visits_removed();
+      insert into analytics_visit_counts (project, day, path, mask, last_h, last_a, last_c, n)
+        select project, day, path, mask, last_h, last_a, last_c, count(*) from analytics_visits
+         group by project, day, path, mask, last_h, last_a, last_c;
+    `,
+  },
 ];
 
 const LOCK_NAMESPACE = 0x616e; // 'an': the analytics store's advisory locks
@@ -68,9 +120,10 @@ export const APPEND_LOCK_NAMESPACE = LOCK_NAMESPACE + 1;
 export async function migrateAnalytics(pool: pg.Pool, schema: string | null): Promise<number[]> {
   const client = await pool.connect();
   try {
-    if (schema) await client.query(`create schema if not exists ${quoteIdent(schema)}`);
     await client.query('begin');
     await client.query('select pg_advisory_xact_lock($1, $2)', [...MIGRATION_LOCK]);
+    // Under the lock: two processes creating the schema at once would otherwise collide.
+    if (schema) await client.query(`create schema if not exists ${quoteIdent(schema)}`);
     await client.query(
       `create table if not exists analytics_schema_migrations (
          version int4 primary key, name text not null, applied_at timestamptz not null default now())`,
