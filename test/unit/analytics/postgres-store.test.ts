@@ -9,6 +9,7 @@ import {
   openPostgresAnalyticsStore,
   type PostgresAnalyticsStore,
 } from '../../../src/integrations/analytics/postgres/postgres-store.ts';
+import { lockProject } from '../../../src/integrations/analytics/postgres/schema.ts';
 import { CRASH_BATCH_SIZE, crashTestBatch } from '../../fixtures/analytics-batches.ts';
 import { dropSchema, MemoryAnalyticsMetadata } from '../../helpers/analytics-backends.ts';
 import { startChild } from '../../helpers/processes.ts';
@@ -176,6 +177,32 @@ describe('PostgreSQL analytics store', () => {
     expect(views.totals.total).toBe(300);
     const visitors = await b.pages('prj', { ...all, measure: 'visitors', countAiCrawlersAsAi: false });
     expect(visitors.totals.total).toBe(13);
+  });
+
+  it('does not wait for a store in another schema of the same database', async () => {
+    fresh();
+    const first = await open();
+    await first.append('prj', crashTestBatch(0, keyOf)); // project number 1 here
+    const firstSchema = schema;
+    fresh();
+    const second = await open(); // and project number 1 there too
+    // Hold the first schema's write lock on its project, as a long append would.
+    const holder = new pg.Client({
+      connectionString: testPostgresUrl,
+      options: `-c search_path=${firstSchema}`,
+    });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await lockProject(holder, 1);
+      expect(await second.append('prj', crashTestBatch(1, keyOf))).toEqual({
+        accepted: CRASH_BATCH_SIZE,
+        duplicates: 0,
+      });
+      await holder.query('rollback');
+    } finally {
+      await holder.end();
+    }
   });
 
   it('loses no acknowledged view and stores no duplicate when a process is killed mid-append and the batches are retried', async () => {

@@ -3,7 +3,7 @@ import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categor
 import { type AppendResult, EVENT_FLAGS_MASK, type PreparedEvent } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
 import { recordVisits } from './record-visits.ts';
-import { APPEND_LOCK_NAMESPACE } from './schema.ts';
+import { lockProject } from './schema.ts';
 import { DAY_MS } from './visits.ts';
 
 export interface AppendDictionaries {
@@ -52,7 +52,7 @@ export async function appendViews(
     await client.query('begin');
     const projects = [...new Set(requests.map((r) => r.project))].sort((a, b) => a - b);
     for (const project of projects) {
-      await client.query('select pg_advisory_xact_lock($1, $2)', [APPEND_LOCK_NAMESPACE, project]);
+      await lockProject(client, project);
     }
     const results: AppendResult[] = [];
     // One pass per project: its requests' views deduplicated together, in order (first wins).

@@ -18,7 +18,7 @@ import { Dictionary, ProjectNumbers } from './dictionaries.ts';
 import { countPages } from './page-query.ts';
 import { resolveSpan } from './range.ts';
 import { reclassifyViews } from './reclassify.ts';
-import { APPEND_LOCK_NAMESPACE, migrateAnalytics } from './schema.ts';
+import { lockProject, migrateAnalytics } from './schema.ts';
 import { timeSeries } from './series-query.ts';
 
 export interface PostgresAnalyticsOptions {
@@ -149,7 +149,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     const client = await this.pool.connect();
     try {
       await client.query('begin');
-      await client.query('select pg_advisory_xact_lock($1, $2)', [APPEND_LOCK_NAMESPACE, project]);
+      await lockProject(client, project);
       await client.query(`select set_config('analytics.counts', 'off', true)`);
       await client.query('delete from analytics_views where project = $1', [project]);
       await client.query('delete from analytics_visits where project = $1', [project]);

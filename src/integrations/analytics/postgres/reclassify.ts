@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { Reclassifier, ReclassifyResult } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
-import { APPEND_LOCK_NAMESPACE } from './schema.ts';
+import { lockProject } from './schema.ts';
 import { NEVER } from './visits.ts';
 
 /**
@@ -20,7 +20,7 @@ export async function reclassifyViews(
   const client = await pool.connect();
   try {
     await client.query('begin');
-    await client.query('select pg_advisory_xact_lock($1, $2)', [APPEND_LOCK_NAMESPACE, project]);
+    await lockProject(client, project);
     const combos = await client.query<{ user_agent: number; flags: number }>(
       `select distinct user_agent, flags from analytics_views where project = $1 and classifier < $2`,
       [project, classifier.version],

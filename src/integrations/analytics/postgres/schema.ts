@@ -111,17 +111,28 @@ export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string
   },
 ];
 
-const LOCK_NAMESPACE = 0x616e; // 'an': the analytics store's advisory locks
-export const MIGRATION_LOCK = [LOCK_NAMESPACE, 0] as const;
-/** Appends to one project are serialised by this lock (key: the project's number). */
-export const APPEND_LOCK_NAMESPACE = LOCK_NAMESPACE + 1;
+/**
+ * Advisory locks are database-wide: their first key is a hash of the store's schema, so stores
+ * in other schemas of the database (other installations, tests) never wait for each other.
+ */
+const LOCK_SCOPE = `hashtext('docwright analytics ' || current_schema())`;
+/** Before its schema exists, current_schema() is another one: the migration names it ($1). */
+const MIGRATION_LOCK_SQL = `select pg_advisory_xact_lock(hashtext('docwright analytics ' || coalesce($1::text, current_schema())), 0)`;
+
+/**
+ * Takes, until the transaction ends, the lock that serialises writes to one project's views
+ * (appends, reclassification, deletion) across processes. Project numbers start at 1.
+ */
+export async function lockProject(client: Pick<pg.PoolClient, 'query'>, project: number): Promise<void> {
+  await client.query(`select pg_advisory_xact_lock(${LOCK_SCOPE}, $1)`, [project]);
+}
 
 /** Applies every pending analytics migration in the pool's schema; returns those applied. */
 export async function migrateAnalytics(pool: pg.Pool, schema: string | null): Promise<number[]> {
   const client = await pool.connect();
   try {
     await client.query('begin');
-    await client.query('select pg_advisory_xact_lock($1, $2)', [...MIGRATION_LOCK]);
+    await client.query(MIGRATION_LOCK_SQL, [schema]);
     // Under the lock: two processes creating the schema at once would otherwise collide.
     if (schema) await client.query(`create schema if not exists ${quoteIdent(schema)}`);
     await client.query(
