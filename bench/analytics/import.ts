@@ -6,6 +6,7 @@ import { importFileInParallel } from '../../src/cli/commands/analytics-import-pa
 import { loadConfig } from '../../src/config/config.ts';
 import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
 import { DEFAULT_ANALYTICS_OPTIONS } from '../../src/domain/analytics/options.ts';
+import { BENCH_POSTGRES_URL } from './backends/postgres.ts';
 
 const { values } = parseArgs({
   options: {
@@ -13,16 +14,21 @@ const { values } = parseArgs({
     project: { type: 'string' },
     file: { type: 'string' },
     rotation: { type: 'string' },
+    'pg-schema': { type: 'string' },
   },
 });
 // The server's configuration (it migrated the main database, which holds salts and settings).
 const config = loadConfig({ DOCWRIGHT_DATA_DIR: values['data-dir'] ?? '' });
 const started = performance.now();
+const pgSchema = values['pg-schema'];
 const summary = await importFileInParallel({
   file: values.file ?? '',
   projectId: values.project ?? '',
   workers: availableParallelism(),
-  backend: config.analytics.backend,
+  // --backend postgres: the views go to the benchmark's PostgreSQL schema.
+  backend: pgSchema
+    ? { kind: 'postgres', url: BENCH_POSTGRES_URL, schema: pgSchema }
+    : config.analytics.backend,
   database: config.database,
   settings: { ...DEFAULT_ANALYTICS_OPTIONS, saltRotation: (values.rotation ?? 'never') as SaltRotation },
 });

@@ -1,11 +1,13 @@
-// Docs analytics benchmark: `npm run bench:analytics [-- --events 1000000]`.
+// Docs analytics benchmark: `npm run bench:analytics [-- --events 1000000] [-- --backend postgres]`.
 //
 // Generates the data set deterministically, imports it through the log importer (its own
 // process, like the CLI), then against a running server (its own process) measures: the first
 // query (catching up with the import), visitors export p50/p95 for 1-, 7- and 20-day ranges
 // (cold: a different window each time; cached: the same window again), HTTP ingestion rate,
 // the server's resident memory, and the same 20-day query as naive SQL over the raw events in
-// DuckDB, whose answer must match. Prints every figure.
+// DuckDB, whose answer must match. Prints every figure. With `--backend postgres` the views go
+// to a PostgreSQL schema of their own (backends/postgres.ts), and the naive exact query is also
+// timed there (count(DISTINCT …) over the raw views), with the ratio.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { dropPostgresBenchSchema, naivePostgres } from './backends/postgres.ts';
 import { type BenchEvent, combinedLine, DAY, generate, jsonLine, START } from './dataset.ts';
 
 // Another backend has a runner of its own (bench/analytics/backends/).
@@ -23,7 +26,8 @@ if (backend === 'clickhouse') {
   await import('./backends/clickhouse.ts');
   process.exit(process.exitCode ?? 0);
 }
-if (backend !== undefined && backend !== 'embedded') throw new Error(`Unknown --backend ${backend}`);
+if (backend !== undefined && backend !== 'embedded' && backend !== 'postgres')
+  throw new Error(`Unknown --backend ${backend}: embedded, postgres or clickhouse`);
 
 const { values } = parseArgs({
   options: {
@@ -39,6 +43,12 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
   },
 });
+const BACKEND = values.backend ?? 'embedded';
+if (BACKEND !== 'embedded' && BACKEND !== 'postgres')
+  throw new Error(`--backend: embedded or postgres, not ${BACKEND}`);
+/** The views' PostgreSQL schema (--backend postgres), handed to the server and the importer. */
+const PG_SCHEMA = BACKEND === 'postgres' ? `dw_bench_${process.pid}_${Date.now().toString(36)}` : null;
+const backendArgs = PG_SCHEMA ? ['--pg-schema', PG_SCHEMA] : [];
 const EVENTS = Number(values.events);
 const VISITORS = Number(values.visitors ?? Math.max(1, Math.round(EVENTS / 10)));
 const PATHS = Number(values.paths);
@@ -53,6 +63,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
 log(`# Docwright analytics benchmark`);
+log(`backend: ${BACKEND}${PG_SCHEMA ? ` (schema ${PG_SCHEMA})` : ''}`);
 log(
   `data set: ${fmt(EVENTS)} events, ${fmt(VISITORS)} visitors, ${fmt(PATHS)} pages, ${DAYS} days, salt rotation ${ROTATION}; data dir ${dir}`,
 );
@@ -87,16 +98,18 @@ log(
 // The combined import is short (~10 s), so one run is at the mercy of this shared machine:
 // three runs, each into a project of its own (all new visitors), and their median.
 const combinedRates: number[] = [];
-for (let run = 1; run <= 3; run++) {
+for (let run = 1; run <= 3 && COMBINED_LINES > 0; run++) {
   combinedRates.push((await runImport(`bench-combined-${run}`, combinedFile)).linesPerSecond);
 }
-log(
-  `log import (combined format, ${fmt(COMBINED_LINES)} lines into a new project, 3 runs): median ${fmt(percentile(combinedRates, 50))} lines/s (runs: ${combinedRates.map(fmt).join(', ')})`,
-);
-const again = await runImport('bench-combined-1', combinedFile);
-log(
-  `re-import of the same combined file: ${fmt(again.imported)} imported, ${fmt(again.duplicates)} duplicates`,
-);
+if (COMBINED_LINES > 0) {
+  log(
+    `log import (combined format, ${fmt(COMBINED_LINES)} lines into a new project, 3 runs): median ${fmt(percentile(combinedRates, 50))} lines/s (runs: ${combinedRates.map(fmt).join(', ')})`,
+  );
+  const again = await runImport('bench-combined-1', combinedFile);
+  log(
+    `re-import of the same combined file: ${fmt(again.imported)} imported, ${fmt(again.duplicates)} duplicates`,
+  );
+}
 
 // 4. First query: the server catches up with the imported events and builds its index.
 started = performance.now();
@@ -170,12 +183,27 @@ const oursMs = percentile(results['20d']?.cold ?? [], 50);
 log(
   `DuckDB baseline (naive SQL over raw events, same 20-day query): p50 ${ms(duck.p50)} (load ${duck.loadSeconds.toFixed(1)} s); Docwright cold p50 ${ms(oursMs)}: ${(duck.p50 / oursMs).toFixed(1)}x faster`,
 );
-const same = JSON.stringify(duck.answer) === JSON.stringify({ totals: ours.totals, rows: ours.visitors });
+let same = JSON.stringify(duck.answer) === JSON.stringify({ totals: ours.totals, rows: ours.visitors });
 log(`answers identical to DuckDB (totals and top 50 rows): ${same ? 'yes' : 'NO'}`);
+if (PG_SCHEMA) {
+  // The same query as naive SQL in the same engine: count(DISTINCT …) over the raw views.
+  const naive = await naivePostgres(PG_SCHEMA, server.info.main, START + 5 * DAY, START + 25 * DAY, 3);
+  const naiveMs = percentile(naive.times, 50);
+  log(
+    `PostgreSQL naive count(DISTINCT …) over raw views (same 20-day query): p50 ${ms(naiveMs)} (n=${naive.times.length}); Docwright cold p50 ${ms(oursMs)}: ${(naiveMs / oursMs).toFixed(1)}x faster`,
+  );
+  const samePg =
+    JSON.stringify(naive.answer) === JSON.stringify({ totals: ours.totals, rows: ours.visitors });
+  log(`answers identical to the naive PostgreSQL query: ${samePg ? 'yes' : 'NO'}`);
+  same &&= samePg;
+}
 
 server.process.kill('SIGTERM');
 await once(server.process, 'exit');
-if (!values.keep) rmSync(dir, { recursive: true, force: true });
+if (!values.keep) {
+  rmSync(dir, { recursive: true, force: true });
+  if (PG_SCHEMA) await dropPostgresBenchSchema(PG_SCHEMA);
+}
 if (!same) process.exitCode = 1;
 
 // ---------------------------------------------------------------------------------------------
@@ -193,7 +221,7 @@ interface ServerInfo {
 async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo }> {
   const child = spawn(
     process.execPath,
-    [path.join(here, 'server.ts'), '--data-dir', dir, '--rotation', ROTATION],
+    [path.join(here, 'server.ts'), '--data-dir', dir, '--rotation', ROTATION, ...backendArgs],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -225,6 +253,7 @@ async function runImport(
       file,
       '--rotation',
       ROTATION,
+      ...backendArgs,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import { withClickHouse } from './backends/clickhouse-services.ts';
+import { openPostgresBenchStore } from './backends/postgres.ts';
 
 const { values } = parseArgs({
   options: {
@@ -16,6 +17,8 @@ const { values } = parseArgs({
     // The ClickHouse backend (bench/analytics/backends/clickhouse.ts): views there.
     'clickhouse-url': { type: 'string' },
     'clickhouse-database': { type: 'string' },
+    // The PostgreSQL backend (bench/analytics/backends/postgres.ts): views in this schema.
+    'pg-schema': { type: 'string' },
   },
 });
 const dataDir = values['data-dir'] ?? '';
@@ -27,6 +30,8 @@ const config = loadConfig({
 const logger = pino({ level: 'silent' });
 const services = await openServices(config, logger, {
   analytics: { saltRotation: (values.rotation ?? 'never') as SaltRotation, rateLimitPerWindow: 0 },
+  // --backend postgres: the views in a PostgreSQL schema of their own (see backends/postgres.ts).
+  ...(values['pg-schema'] ? { analyticsStore: await openPostgresBenchStore(values['pg-schema']) } : {}),
 });
 if (values['clickhouse-url']) {
   await withClickHouse(services, {

@@ -9,6 +9,7 @@ import type { AnalyticsStore } from '../domain/analytics/store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { openClickHouseAnalyticsStore } from '../integrations/analytics/clickhouse/clickhouse-store.ts';
 import { EmbeddedAnalyticsStore } from '../integrations/analytics/embedded/embedded-store.ts';
+import { openPostgresAnalyticsStore } from '../integrations/analytics/postgres/postgres-store.ts';
 import type { Storage } from '../storage/database.ts';
 
 export interface OpenAnalyticsOptions {
@@ -25,6 +26,8 @@ export interface OpenAnalyticsOptions {
   threadLock?: SharedArrayBuffer;
   /** Embedded engine, bulk log import: load every visitor key up front (logs bring older periods). */
   bulkImport?: boolean;
+  /** Views go to this store instead of the configured backend's (benchmarks). */
+  store?: AnalyticsStore;
 }
 
 /**
@@ -32,7 +35,7 @@ export interface OpenAnalyticsOptions {
  * database, shared by every process of the deployment whatever the engine.
  */
 export async function openAnalytics(options: OpenAnalyticsOptions): Promise<AnalyticsService> {
-  const store = await openStore(options);
+  const store = options.store ?? (await openStore(options));
   return new AnalyticsService({
     store,
     salts: new DatabaseSaltStore(options.storage, options.clock),
@@ -58,10 +61,7 @@ async function openStore(options: OpenAnalyticsOptions): Promise<AnalyticsStore>
         logger: options.logger,
       });
     case 'postgres':
-      // Its factory comes from src/integrations/analytics/postgres/.
-      throw new Error(
-        'The PostgreSQL analytics store is not part of this build yet; set DOCWRIGHT_ANALYTICS_URL=embedded',
-      );
+      return openPostgresAnalyticsStore({ url: backend.url, schema: backend.schema });
     case 'clickhouse':
       return openClickHouseAnalyticsStore({
         url: backend.url,

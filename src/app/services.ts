@@ -4,6 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { Agent } from '../domain/agent/agent.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
+import type { AnalyticsStore } from '../domain/analytics/store.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobEventFeed } from '../domain/jobs/job-event-feed.ts';
 import { JobEventLog } from '../domain/jobs/job-events.ts';
@@ -61,6 +62,8 @@ export interface ServiceOverrides {
   /** Use an already open storage (tests hand in one per test). */
   storage?: Storage;
   analytics?: Partial<AnalyticsOptions>;
+  /** Views in this store instead of the configured backend's (benchmarks). */
+  analyticsStore?: AnalyticsStore;
   /** Failed sign-ins allowed (tests lower them). */
   signInLimits?: SignInLimits;
 }
@@ -103,6 +106,7 @@ export async function openServices(
       clock,
       logger,
       settings: analyticsOptions,
+      ...(overrides.analyticsStore ? { store: overrides.analyticsStore } : {}),
     });
   } catch (error) {
     await storage.close();

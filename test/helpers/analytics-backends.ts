@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import pg from 'pg';
 import { inject } from 'vitest';
 import {
   type AnalyticsSettings,
@@ -15,6 +16,8 @@ import type { Clock } from '../../src/domain/clock.ts';
 import { randomBase32 } from '../../src/domain/ids.ts';
 import { openClickHouseAnalyticsStore } from '../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
 import { EmbeddedAnalyticsStore } from '../../src/integrations/analytics/embedded/embedded-store.ts';
+import { openPostgresAnalyticsStore } from '../../src/integrations/analytics/postgres/postgres-store.ts';
+import { testPostgresUrl } from './storage.ts';
 
 /** The analytics engines behind the store seam; every store test runs on each. */
 export type AnalyticsBackendName = 'embedded' | 'postgres' | 'clickhouse';
@@ -71,8 +74,32 @@ const clickhouse: TestAnalyticsBackend = {
   runs: (n) => Math.ceil(n / 2),
 };
 
+/** A fresh PostgreSQL schema per location, dropped with it. */
+const postgres: TestAnalyticsBackend = {
+  name: 'postgres',
+  async create() {
+    const schema = `dw_analytics_${randomBytes(6).toString('hex')}`;
+    return {
+      open: async () => openPostgresAnalyticsStore({ url: testPostgresUrl, schema, poolSize: 3 }),
+      drop: () => dropSchema(schema),
+    };
+  },
+  // Each property run is hundreds of round trips to the server: half the runs keeps the suite short.
+  runs: (n) => Math.ceil(n / 2),
+};
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testPostgresUrl });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Every backend the store tests run on. */
-export const ANALYTICS_BACKENDS: readonly TestAnalyticsBackend[] = [embedded, clickhouse];
+export const ANALYTICS_BACKENDS: readonly TestAnalyticsBackend[] = [embedded, postgres, clickhouse];
 
 /**
  * Salts and settings kept in memory, outliving the store's restarts as the main database's

@@ -49,8 +49,6 @@ export function createTestDatabase(backend: TestBackend = testBackend): TestData
       DOCWRIGHT_DATA_DIR: dir,
       DATABASE_URL: testPostgresUrl,
       DOCWRIGHT_DATABASE_SCHEMA: schema,
-      // PostgreSQL would be the analytics default here; this build has only the embedded store.
-      DOCWRIGHT_ANALYTICS_URL: 'embedded',
     },
     dir,
     open: () => openStorage(config),

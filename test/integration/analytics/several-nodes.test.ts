@@ -104,10 +104,8 @@ describe.each(ENGINES)(`analytics on several nodes (${testBackend}, analytics on
   /** The environment of every node: the main database, and the analytics engine of this run. */
   const nodeEnv = (): Record<string, string> => {
     if (engine === 'embedded') return database.env;
-    if (engine === 'postgres') {
-      const { DOCWRIGHT_ANALYTICS_URL: _embedded, ...env } = database.env;
-      return env;
-    }
+    // PostgreSQL is the analytics default when the main database is PostgreSQL.
+    if (engine === 'postgres') return database.env;
     const url = inject('clickhouseUrl');
     const name = `dw_nodes_${randomBase32(12).toLowerCase()}`;
     cleanups.push(async () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
 import type { AnalyticsStore, TimeRange } from '../../../src/domain/analytics/store.ts';
 import {
@@ -32,6 +32,8 @@ const PATHS = [
   '/llms.txt',
   '/guide/index.md',
 ];
+/** A server engine (PostgreSQL) answers each of the many queries over the network. */
+const PROPERTY_TIMEOUT_MS = 300_000;
 const OFFSETS = ['Z', '+05:30', '-08:00', '+14:00'];
 
 /** Timestamps clustered at day boundaries, where off-by-one errors live. */
@@ -115,16 +117,6 @@ const query = fc.record({
   countAiCrawlersAsAi: fc.boolean(),
 });
 
-const locations: TestAnalyticsLocation[] = [];
-// Hundreds of locations (a ClickHouse database each): dropped a few at a time.
-afterAll(async () => {
-  const queue = [...locations];
-  const worker = async () => {
-    for (let location = queue.pop(); location; location = queue.pop()) await location.drop();
-  };
-  await Promise.all([worker(), worker(), worker(), worker()]);
-}, 300_000);
-
 interface Opened {
   store: AnalyticsStore;
   service: AnalyticsService;
@@ -155,50 +147,55 @@ function toRange(q: { from: { text: string } | null; to: { text: string } | null
 }
 
 describe.each(ANALYTICS_BACKENDS)('$name analytics store against a brute-force reference', (backend) => {
-  it('gives exact counts and a complete, exact pagination walk, across restarts and late events', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.array(event, { minLength: 0, maxLength: 25 }), { minLength: 1, maxLength: 5 }),
-        fc.array(query, { minLength: 1, maxLength: 4 }),
-        fc.integer({ min: -1, max: 4 }),
-        async (batches, queries, restartAfter) => {
-          const location = await backend.create();
-          locations.push(location);
-          const openStore = opener(location);
-          let { store, service } = await openStore();
-          const reference = new ReferenceAnalytics();
-          const projectId = 'prj_test';
-          // A range that is empty by its bounds (from >= to) is refused before it reaches the store.
-          const valid = queries.flatMap((q) => {
-            const range = toRange(q);
-            return range ? [{ q, range }] : [];
-          });
-          try {
-            for (const [i, batch] of batches.entries()) {
-              const result = await service.ingest(projectId, batch);
-              expect(result.rejected).toEqual([]);
-              expect({ accepted: result.accepted, duplicates: result.duplicates }).toEqual(
-                reference.add(batch),
-              );
-              // Query between batches so later events land in an index that is already built.
-              for (const { q, range } of valid.slice(i % valid.length, (i % valid.length) + 1)) {
+  it(
+    'gives exact counts and a complete, exact pagination walk, across restarts and late events',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(event, { minLength: 0, maxLength: 25 }), { minLength: 1, maxLength: 5 }),
+          fc.array(query, { minLength: 1, maxLength: 4 }),
+          fc.integer({ min: -1, max: 4 }),
+          async (batches, queries, restartAfter) => {
+            const location = await backend.create();
+            const openStore = opener(location);
+            let { store, service } = await openStore();
+            const reference = new ReferenceAnalytics();
+            const projectId = 'prj_test';
+            // A range that is empty by its bounds (from >= to) is refused before it reaches the store.
+            const valid = queries.flatMap((q) => {
+              const range = toRange(q);
+              return range ? [{ q, range }] : [];
+            });
+            try {
+              for (const [i, batch] of batches.entries()) {
+                const result = await service.ingest(projectId, batch);
+                expect(result.rejected).toEqual([]);
+                expect({ accepted: result.accepted, duplicates: result.duplicates }).toEqual(
+                  reference.add(batch),
+                );
+                // Query between batches so later events land in an index that is already built.
+                for (const { q, range } of valid.slice(i % valid.length, (i % valid.length) + 1)) {
+                  await expectSameAnswers(service, reference, projectId, range, q);
+                }
+                if (i === restartAfter) {
+                  await store.close();
+                  ({ store, service } = await openStore());
+                }
+              }
+              for (const { q, range } of valid)
                 await expectSameAnswers(service, reference, projectId, range, q);
-              }
-              if (i === restartAfter) {
-                await store.close();
-                ({ store, service } = await openStore());
-              }
+            } finally {
+              // Dropped as each run ends: hundreds of runs, each a schema of its own on PostgreSQL.
+              await store.close();
+              await location.drop();
             }
-            for (const { q, range } of valid)
-              await expectSameAnswers(service, reference, projectId, range, q);
-          } finally {
-            await store.close();
-          }
-        },
-      ),
-      { numRuns: backend.runs(60) },
-    );
-  });
+          },
+        ),
+        { numRuns: backend.runs(60) },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
 
 describe.each(ANALYTICS_BACKENDS)(
@@ -255,73 +252,84 @@ describe.each(ANALYTICS_BACKENDS)(
       { nil: null },
     );
 
-    it('counts exactly with late events and restarts (whole days)', async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(fc.array(returning, { minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 4 }),
-          fc.array(fc.record({ from: wholeDay, to: wholeDay }), { minLength: 1, maxLength: 4 }),
-          fc.integer({ min: -1, max: 3 }),
-          async (batches, ranges, restartAfter) => {
-            const location = await backend.create();
-            locations.push(location);
-            const openStore = opener(location);
-            let { store, service } = await openStore();
-            const reference = new ReferenceAnalytics();
-            try {
-              for (const [i, batch] of batches.entries()) {
-                await service.ingest('p', batch);
-                reference.add(batch);
-                for (const range of ranges.map(toRange).filter((r) => r !== null)) {
-                  const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
-                  await expectSameAnswers(service, reference, 'p', range, q);
+    it(
+      'counts exactly with late events and restarts (whole days)',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.array(returning, { minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 4 }),
+            fc.array(fc.record({ from: wholeDay, to: wholeDay }), { minLength: 1, maxLength: 4 }),
+            fc.integer({ min: -1, max: 3 }),
+            async (batches, ranges, restartAfter) => {
+              const location = await backend.create();
+              const openStore = opener(location);
+              let { store, service } = await openStore();
+              const reference = new ReferenceAnalytics();
+              try {
+                for (const [i, batch] of batches.entries()) {
+                  await service.ingest('p', batch);
+                  reference.add(batch);
+                  for (const range of ranges.map(toRange).filter((r) => r !== null)) {
+                    const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
+                    await expectSameAnswers(service, reference, 'p', range, q);
+                  }
+                  if (i === restartAfter) {
+                    await store.close();
+                    ({ store, service } = await openStore());
+                  }
                 }
-                if (i === restartAfter) {
-                  await store.close();
-                  ({ store, service } = await openStore());
-                }
+              } finally {
+                await store.close();
+                await location.drop();
               }
-            } finally {
-              await store.close();
-            }
-          },
-        ),
-        { numRuns: backend.runs(80) },
-      );
-    });
+            },
+          ),
+          { numRuns: backend.runs(80) },
+        );
+      },
+      PROPERTY_TIMEOUT_MS,
+    );
 
-    it('counts exactly over ranges with clipped edge days', async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(fc.array(returningDense, { minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }),
-          fc.array(fc.record({ from: clippedBound, to: clippedBound }), { minLength: 1, maxLength: 4 }),
-          fc.integer({ min: -1, max: 3 }),
-          async (batches, ranges, restartAfter) => {
-            const location = await backend.create();
-            locations.push(location);
-            const openStore = opener(location);
-            let { store, service } = await openStore();
-            const reference = new ReferenceAnalytics();
-            try {
-              for (const [i, batch] of batches.entries()) {
-                await service.ingest('p', batch);
-                reference.add(batch);
-                for (const range of ranges.map(toRange).filter((r) => r !== null)) {
-                  const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
-                  await expectSameAnswers(service, reference, 'p', range, q);
+    it(
+      'counts exactly over ranges with clipped edge days',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.array(returningDense, { minLength: 1, maxLength: 40 }), {
+              minLength: 1,
+              maxLength: 4,
+            }),
+            fc.array(fc.record({ from: clippedBound, to: clippedBound }), { minLength: 1, maxLength: 4 }),
+            fc.integer({ min: -1, max: 3 }),
+            async (batches, ranges, restartAfter) => {
+              const location = await backend.create();
+              const openStore = opener(location);
+              let { store, service } = await openStore();
+              const reference = new ReferenceAnalytics();
+              try {
+                for (const [i, batch] of batches.entries()) {
+                  await service.ingest('p', batch);
+                  reference.add(batch);
+                  for (const range of ranges.map(toRange).filter((r) => r !== null)) {
+                    const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
+                    await expectSameAnswers(service, reference, 'p', range, q);
+                  }
+                  if (i === restartAfter) {
+                    await store.close();
+                    ({ store, service } = await openStore());
+                  }
                 }
-                if (i === restartAfter) {
-                  await store.close();
-                  ({ store, service } = await openStore());
-                }
+              } finally {
+                await store.close();
+                await location.drop();
               }
-            } finally {
-              await store.close();
-            }
-          },
-        ),
-        { numRuns: backend.runs(150) },
-      );
-    });
+            },
+          ),
+          { numRuns: backend.runs(150) },
+        );
+      },
+      PROPERTY_TIMEOUT_MS,
+    );
   },
 );
 

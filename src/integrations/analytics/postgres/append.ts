@@ -1,0 +1,195 @@
+import type pg from 'pg';
+import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
+import { type AppendResult, EVENT_FLAGS_MASK, type PreparedEvent } from '../../../domain/analytics/store.ts';
+import type { Dictionary } from './dictionaries.ts';
+import { recordVisits } from './record-visits.ts';
+import { lockProject } from './schema.ts';
+import { DAY_MS } from './visits.ts';
+
+export interface AppendDictionaries {
+  paths: Dictionary;
+  agents: Dictionary;
+  userAgents: Dictionary;
+  referrers: Dictionary;
+}
+
+/** One caller's append: its project's number and events. */
+export interface AppendRequest {
+  project: number;
+  events: readonly PreparedEvent[];
+}
+
+/** A view ready for the table: dictionary numbers resolved. */
+interface Row {
+  day: number;
+  ms: number;
+  path: number;
+  visitor: Buffer;
+  category: number;
+  purpose: number;
+  flags: number;
+  agent: number;
+  userAgent: number;
+  referrer: number | null;
+  status: number | null;
+  classifier: number;
+  key: string | null;
+}
+
+/**
+ * Appends the requests' views in one transaction (committed when the promise resolves) and
+ * keeps the first-visit table in step. Appends to a project are serialised across processes
+ * by an advisory lock, so the duplicate check and the previous visits see every committed view.
+ */
+export async function appendViews(
+  pool: pg.Pool,
+  dictionaries: AppendDictionaries,
+  requests: readonly AppendRequest[],
+): Promise<AppendResult[]> {
+  const rowsPerRequest = await resolve(pool, dictionaries, requests);
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const projects = [...new Set(requests.map((r) => r.project))].sort((a, b) => a - b);
+    for (const project of projects) {
+      await lockProject(client, project);
+    }
+    const results: AppendResult[] = [];
+    // One pass per project: its requests' views deduplicated together, in order (first wins).
+    const byProject = new Map<number, number[]>();
+    requests.forEach((r, i) => {
+      const list = byProject.get(r.project);
+      if (list) list.push(i);
+      else byProject.set(r.project, [i]);
+    });
+    for (const [project, indexes] of byProject) {
+      const rows = indexes.flatMap((i) => rowsPerRequest[i] as Row[]);
+      // The batch against itself first (the first wins), then against the table: a key the
+      // table holds already is not returned by the insert.
+      const seen = new Set<string>();
+      const candidates = rows.filter((row) => {
+        if (row.key === null) return true;
+        const id = `${row.day}|${row.key}`;
+        if (seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      });
+      const inserted = await insertViews(client, project, candidates);
+      const accepted: Row[] = [];
+      const taken = new Set<string>();
+      for (const i of indexes) {
+        let kept = 0;
+        let duplicates = 0;
+        for (const row of rowsPerRequest[i] as Row[]) {
+          if (row.key !== null) {
+            const id = `${row.day}|${row.key}`;
+            if (!inserted.has(id) || taken.has(id)) {
+              duplicates++;
+              continue;
+            }
+            taken.add(id);
+          }
+          accepted.push(row);
+          kept++;
+        }
+        results[i] = { accepted: kept, duplicates };
+      }
+      await recordVisits(client, project, accepted);
+    }
+    await client.query('commit');
+    return results;
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function resolve(
+  pool: pg.Pool,
+  d: AppendDictionaries,
+  requests: readonly AppendRequest[],
+): Promise<Row[][]> {
+  const events = requests.flatMap((r) => r.events);
+  const [paths, agents, userAgents, referrers] = await Promise.all([
+    d.paths.idsFor(
+      pool,
+      events.map((e) => e.path),
+    ),
+    d.agents.idsFor(
+      pool,
+      events.map((e) => e.agent),
+    ),
+    d.userAgents.idsFor(
+      pool,
+      events.map((e) => e.userAgent),
+    ),
+    d.referrers.idsFor(
+      pool,
+      events.flatMap((e) => (e.referrer === null ? [] : [e.referrer])),
+    ),
+  ]);
+  let n = 0;
+  let r = 0;
+  return requests.map((request) =>
+    request.events.map((e): Row => {
+      const i = n++;
+      const day = Math.floor(e.timestamp / DAY_MS);
+      return {
+        day,
+        ms: e.timestamp - day * DAY_MS,
+        path: paths[i] as number,
+        visitor: e.visitorKey,
+        category: CATEGORY_CODES[e.category],
+        purpose: e.purpose === null ? 0 : PURPOSE_CODES[e.purpose],
+        flags: e.flags & EVENT_FLAGS_MASK,
+        agent: agents[i] as number,
+        userAgent: userAgents[i] as number,
+        referrer: e.referrer === null ? null : (referrers[r++] as number),
+        status: e.status,
+        classifier: e.classifierVersion,
+        key: e.eventKey === null ? null : eventKey(e.eventKey),
+      };
+    }),
+  );
+}
+
+/** The first 8 bytes of the key's digest (latin1: one character per byte) as a signed int8. */
+function eventKey(latin1: string): string {
+  const bytes = Buffer.alloc(8);
+  bytes.write(latin1.slice(0, 8), 'latin1');
+  return bytes.readBigInt64LE(0).toString();
+}
+
+/** Inserts the views; returns the `day|key` of the keyed ones stored (not already there). */
+async function insertViews(client: pg.PoolClient, project: number, rows: Row[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const result = await client.query<{ day: number; event_key: string }>(
+    `insert into analytics_views
+       (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier, event_key)
+     select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int2[], $7::int2[], $8::int2[],
+                              $9::int4[], $10::int4[], $11::int4[], $12::int2[], $13::int4[], $14::int8[])
+     on conflict do nothing
+     returning case when event_key is not null then day end as day, event_key`,
+    [
+      project,
+      rows.map((r) => r.day),
+      rows.map((r) => r.ms),
+      rows.map((r) => r.path),
+      rows.map((r) => r.visitor),
+      rows.map((r) => r.category),
+      rows.map((r) => r.purpose),
+      rows.map((r) => r.flags),
+      rows.map((r) => r.agent),
+      rows.map((r) => r.userAgent),
+      rows.map((r) => r.referrer),
+      rows.map((r) => r.status),
+      rows.map((r) => r.classifier),
+      rows.map((r) => r.key),
+    ],
+  );
+  const stored = new Set<string>();
+  for (const r of result.rows) if (r.event_key !== null) stored.add(`${r.day}|${r.event_key}`);
+  return stored;
+}

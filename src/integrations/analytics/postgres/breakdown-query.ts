@@ -1,0 +1,55 @@
+import type pg from 'pg';
+import { CATEGORIES, type Category, categoryFromCode } from '../../../domain/analytics/categories.ts';
+import type { Breakdown } from '../../../domain/analytics/store.ts';
+import type { Dictionary } from './dictionaries.ts';
+import { rawRange, type Span } from './range.ts';
+
+type Queryable = Pick<pg.Pool, 'query'>;
+
+/** Distinct visitors and views per category, and per (agent, category), over raw views. */
+export async function breakdown(
+  db: Queryable,
+  agentNames: Dictionary,
+  project: number,
+  span: Span | null,
+): Promise<Breakdown> {
+  if (span === null) {
+    return { categories: CATEGORIES.map((category) => ({ category, visitors: 0, views: 0 })), agents: [] };
+  }
+  const range = rawRange(span.from, span.to, 2);
+  const result = await db.query<{ agent: number | null; category: number; visitors: number; views: number }>(
+    `select v.agent, v.category, count(distinct v.visitor)::int4 as visitors, count(*)::int4 as views
+       from analytics_views v
+      where v.project = $1 and ${range.sql}
+      group by grouping sets ((v.category), (v.agent, v.category))`,
+    [project, ...range.values],
+  );
+  const byCategory = new Map<number, { visitors: number; views: number }>();
+  const agentRows = result.rows.filter((r) => {
+    if (r.agent === null) byCategory.set(r.category, { visitors: r.visitors, views: r.views });
+    return r.agent !== null;
+  });
+  const names = await agentNames.namesOf(
+    db,
+    agentRows.map((r) => r.agent as number),
+  );
+  const categories = CATEGORIES.map((category, code) => ({
+    category,
+    visitors: byCategory.get(code)?.visitors ?? 0,
+    views: byCategory.get(code)?.views ?? 0,
+  }));
+  const agents = agentRows.map((r) => ({
+    agent: names.get(r.agent as number) as string,
+    category: categoryFromCode(r.category) as Category,
+    visitors: r.visitors,
+    views: r.views,
+  }));
+  agents.sort(
+    (a, b) => b.visitors - a.visitors || compareText(a.agent, b.agent) || compareText(a.category, b.category),
+  );
+  return { categories, agents };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,193 @@
+import pg from 'pg';
+import type {
+  AnalyticsStore,
+  AppendResult,
+  Breakdown,
+  BreakdownQuery,
+  PageQuery,
+  PageReport,
+  PreparedEvent,
+  Reclassifier,
+  ReclassifyResult,
+  SeriesPoint,
+  SeriesQuery,
+} from '../../../domain/analytics/store.ts';
+import { type AppendDictionaries, type AppendRequest, appendViews } from './append.ts';
+import { breakdown } from './breakdown-query.ts';
+import { Dictionary, ProjectNumbers } from './dictionaries.ts';
+import { countPages } from './page-query.ts';
+import { resolveSpan } from './range.ts';
+import { reclassifyViews } from './reclassify.ts';
+import { lockProject, migrateAnalytics } from './schema.ts';
+import { timeSeries } from './series-query.ts';
+
+export interface PostgresAnalyticsOptions {
+  /** The PostgreSQL server, as `DATABASE_URL` (the jobs' database). */
+  url: string;
+  /** The schema of the jobs' tables (null: the server's search_path). */
+  schema: string | null;
+  /** Connections in the pool (default 8). */
+  poolSize?: number;
+  /** Most buckets one time series may have (default 10,000). */
+  maxSeriesBuckets?: number;
+}
+
+/** Opens the store and brings its tables up to date; the composition root calls this. */
+export async function openPostgresAnalyticsStore(
+  options: PostgresAnalyticsOptions,
+): Promise<PostgresAnalyticsStore> {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 8,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', () => {});
+  try {
+    await migrateAnalytics(pool, options.schema);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return new PostgresAnalyticsStore(pool, options);
+}
+
+/** Appends in flight at once: one in the database while the next is prepared. */
+const FLUSH_LANES = 2;
+
+interface Pending extends AppendRequest {
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The analytics store in PostgreSQL, beside the jobs: every view in `analytics_views`, and a
+ * first-visit table (`analytics_visits`, see schema.ts) from which the visitors exports count
+ * exact distinct visitors without a distinct over raw views. Appends made in the same turn of
+ * the event loop share one transaction (group commit); each resolves after COMMIT.
+ */
+export class PostgresAnalyticsStore implements AnalyticsStore {
+  private readonly pool: pg.Pool;
+  private readonly options: PostgresAnalyticsOptions;
+  private readonly dictionaries: AppendDictionaries = {
+    paths: new Dictionary('analytics_paths'),
+    agents: new Dictionary('analytics_agents'),
+    userAgents: new Dictionary('analytics_user_agents'),
+    referrers: new Dictionary('analytics_referrers'),
+  };
+  private readonly projects = new ProjectNumbers();
+  private queue: Array<{
+    projectId: string;
+    events: readonly PreparedEvent[];
+    pending: Omit<Pending, 'project' | 'events'>;
+  }> = [];
+  /** Flush loops running: a second prepares its batch while the first is in the database. */
+  private readonly lanes = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(pool: pg.Pool, options: PostgresAnalyticsOptions) {
+    this.pool = pool;
+    this.options = options;
+  }
+
+  append(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('The analytics store is closed'));
+    if (events.length === 0) return Promise.resolve({ accepted: 0, duplicates: 0 });
+    return new Promise((resolve, reject) => {
+      this.queue.push({ projectId, events, pending: { resolve, reject } });
+      if (this.lanes.size < FLUSH_LANES) {
+        const lane: Promise<void> = new Promise((done) => setImmediate(done))
+          .then(() => this.flush())
+          .finally(() => this.lanes.delete(lane));
+        this.lanes.add(lane);
+      }
+    });
+  }
+
+  async pages(projectId: string, query: PageQuery): Promise<PageReport> {
+    const project = await this.projects.numberOf(this.pool, projectId, false);
+    const span = project === null ? null : await resolveSpan(this.pool, project, query.range);
+    if (project === null || span === null)
+      return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
+    const { totals, rows } = await countPages(this.pool, this.dictionaries.paths, project, span, query);
+    return {
+      totals,
+      rows: rows.slice(query.offset, query.offset + query.limit),
+      hasMore: query.offset + query.limit < rows.length,
+    };
+  }
+
+  async timeSeries(projectId: string, query: SeriesQuery): Promise<SeriesPoint[]> {
+    const project = await this.projects.numberOf(this.pool, projectId, false);
+    const span = project === null ? null : await resolveSpan(this.pool, project, query.range);
+    if (project === null || span === null) return [];
+    return timeSeries(
+      this.pool,
+      project,
+      span,
+      query.interval,
+      query.countAiCrawlersAsAi,
+      this.options.maxSeriesBuckets ?? 10_000,
+    );
+  }
+
+  async breakdown(projectId: string, query: BreakdownQuery): Promise<Breakdown> {
+    const project = await this.projects.numberOf(this.pool, projectId, false);
+    const span = project === null ? null : await resolveSpan(this.pool, project, query.range);
+    return breakdown(this.pool, this.dictionaries.agents, project ?? 0, span);
+  }
+
+  async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
+    const project = await this.projects.numberOf(this.pool, projectId, false);
+    if (project === null) return { examined: 0, changed: 0 };
+    return reclassifyViews(this.pool, this.dictionaries, project, classifier);
+  }
+
+  async deleteProject(projectId: string): Promise<void> {
+    const project = await this.projects.numberOf(this.pool, projectId, false);
+    if (project === null) return;
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      await lockProject(client, project);
+      await client.query(`select set_config('analytics.counts', 'off', true)`);
+      await client.query('delete from analytics_views where project = $1', [project]);
+      await client.query('delete from analytics_visits where project = $1', [project]);
+      await client.query('delete from analytics_visit_counts where project = $1', [project]);
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.lanes.size > 0) await Promise.all(this.lanes);
+    await this.pool.end();
+  }
+
+  /** Writes everything queued, one transaction per round, until the queue is empty (never throws). */
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        const requests: Pending[] = [];
+        for (const item of batch) {
+          const project = (await this.projects.numberOf(this.pool, item.projectId, true)) as number;
+          requests.push({ project, events: item.events, ...item.pending });
+        }
+        const results = await appendViews(this.pool, this.dictionaries, requests);
+        requests.forEach((r, i) => {
+          r.resolve(results[i] as AppendResult);
+        });
+      } catch (error) {
+        for (const item of batch) item.pending.reject(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,236 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import type { Category } from '../../../src/domain/analytics/categories.ts';
+import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
+import {
+  openPostgresAnalyticsStore,
+  type PostgresAnalyticsStore,
+} from '../../../src/integrations/analytics/postgres/postgres-store.ts';
+import { lockProject } from '../../../src/integrations/analytics/postgres/schema.ts';
+import { CRASH_BATCH_SIZE, crashTestBatch } from '../../fixtures/analytics-batches.ts';
+import { dropSchema, MemoryAnalyticsMetadata } from '../../helpers/analytics-backends.ts';
+import { startChild } from '../../helpers/processes.ts';
+import { testPostgresUrl } from '../../helpers/storage.ts';
+
+const NOW = new Date('2025-03-10T12:00:00Z');
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
+const APPENDER = fileURLToPath(new URL('../../fixtures/analytics-append-process.ts', import.meta.url));
+const keyOf = (id: string) => createHash('sha256').update(id).digest().toString('latin1');
+
+describe('PostgreSQL analytics store', () => {
+  const schemas: string[] = [];
+  const stores: PostgresAnalyticsStore[] = [];
+  const metadata = new MemoryAnalyticsMetadata();
+  let schema = '';
+  const open = async () => {
+    const store = await openPostgresAnalyticsStore({ url: testPostgresUrl, schema, poolSize: 3 });
+    stores.push(store);
+    return store;
+  };
+  const service = async () =>
+    new AnalyticsService({ store: await open(), salts: metadata, settings: metadata, clock: () => NOW });
+  const fresh = () => {
+    schema = `dw_analytics_${randomBytes(6).toString('hex')}`;
+    schemas.push(schema);
+  };
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    for (const s of schemas.splice(0)) await dropSchema(s);
+  });
+
+  /** Every stored view of a project with its agent, purpose and flags, in time order. */
+  async function storedViews(projectId: string) {
+    const client = new pg.Client({ connectionString: testPostgresUrl, options: `-c search_path=${schema}` });
+    await client.connect();
+    try {
+      const result = await client.query(
+        `select a.value as agent, v.purpose, v.flags from analytics_views v
+           join analytics_agents a on a.id = v.agent
+           join analytics_projects p on p.id = v.project
+          where p.project_id = $1 order by v.day, v.ms`,
+        [projectId],
+      );
+      return result.rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('reclassifies views an older agent list classified, and another process sees the new categories', async () => {
+    fresh();
+    const writer = await service();
+    const reader = await service();
+    const old = (
+      n: number,
+      userAgent: string,
+      category: Category,
+      agent: string,
+      flags = 0,
+    ): PreparedEvent => ({
+      eventKey: null,
+      timestamp: Date.parse(`2025-03-0${n}T10:00:00Z`),
+      path: '/guide',
+      visitorKey: Buffer.alloc(16, n),
+      category,
+      purpose: null,
+      agent,
+      classifierVersion: 0,
+      userAgent,
+      flags,
+      status: 200,
+      referrer: null,
+    });
+    await writer.store.append('prj', [
+      old(1, 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)', 'human', 'Browser'),
+      old(2, CHROME, 'human', 'Browser'),
+      old(3, 'curl/8.5.0', 'bot', 'curl', EVENT_FLAGS.markdownPath),
+    ]);
+    await writer.ingest('prj', [
+      { timestamp: '2025-03-04T10:00:00Z', path: '/guide', userAgent: CHROME, visitorId: 'now' },
+    ]);
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({ human: 3, ai: 0, total: 3 });
+
+    expect(await writer.reclassify('prj')).toEqual({ examined: 3, changed: 2 });
+
+    const expected = { human: 2, ai: 1, total: 3 };
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual(expected);
+    const agents = (await reader.breakdown('prj', { range: all.range })).agents;
+    expect(agents).toContainEqual({ agent: 'GPTBot', category: 'ai_crawler', visitors: 1, views: 1 });
+    expect(agents).toContainEqual({ agent: 'curl', category: 'ai', visitors: 1, views: 1 });
+    expect(await storedViews('prj')).toEqual([
+      { agent: 'GPTBot', purpose: 3, flags: 0 },
+      { agent: 'Browser', purpose: 0, flags: 0 },
+      { agent: 'curl', purpose: 1, flags: EVENT_FLAGS.markdownPath },
+      { agent: 'Browser', purpose: 0, flags: 0 },
+    ]);
+    // Counted as AI when the project says so: the first-visit table was rebuilt with the crawler.
+    await reader.updateSettings('prj', { countAiCrawlersAsAi: true });
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({ human: 2, ai: 2, total: 4 });
+    expect(await writer.reclassify('prj')).toEqual({ examined: 0, changed: 0 });
+  });
+
+  it('deletes a project: its exports answer empty in every process, and others keep theirs', async () => {
+    fresh();
+    const server = await service();
+    const cli = await service();
+    const view = (day: number, id: string) => ({
+      timestamp: `2025-03-0${day}T10:00:00Z`,
+      path: `/p${day}`,
+      userAgent: CHROME,
+      visitorId: 'v',
+      id,
+    });
+    await server.ingest('doomed', [view(1, 'a'), view(2, 'b')]);
+    await server.ingest('kept', [view(1, 'a'), view(3, 'c')]);
+    await cli.deleteProject('doomed');
+    for (const s of [server, cli]) {
+      expect(await s.pages('doomed', 'views', all)).toEqual({
+        totals: { human: 0, ai: 0, total: 0 },
+        rows: [],
+        hasMore: false,
+      });
+      expect(await s.timeSeries('doomed', { range: all.range, interval: 'day' })).toEqual([]);
+      expect((await s.breakdown('doomed', { range: all.range })).agents).toEqual([]);
+      expect((await s.pages('kept', 'visitors', all)).totals.total).toBe(1);
+    }
+    // The same ids may be sent again after a deletion: they are new views now.
+    expect(await server.ingest('doomed', [view(1, 'a')])).toMatchObject({ accepted: 1, duplicates: 0 });
+    expect((await cli.pages('doomed', 'views', all)).totals.total).toBe(1);
+  });
+
+  it('stores each event key once under concurrent appends from several connections', async () => {
+    fresh();
+    const [a, b] = [await open(), await open()];
+    const event = (n: number): PreparedEvent => ({
+      eventKey: keyOf(`prj|e${n}`),
+      timestamp: Date.parse('2025-03-05T10:00:00Z') + n * 1000,
+      path: `/p${n % 7}`,
+      visitorKey: Buffer.alloc(16, n % 13),
+      category: 'human',
+      purpose: null,
+      agent: 'Browser',
+      classifierVersion: 1_000_000,
+      userAgent: CHROME,
+      flags: 0,
+      status: 200,
+      referrer: null,
+    });
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => event(from + i));
+    // Store a takes e0..e199 and b takes e100..e299, fifty at a time, all at once.
+    const appends = [];
+    for (let i = 0; i < 4; i++) {
+      appends.push(a.append('prj', range(i * 50, i * 50 + 50)));
+      appends.push(b.append('prj', range(100 + i * 50, 150 + i * 50)));
+    }
+    const results = await Promise.all(appends);
+    const sum = results.reduce((s, r) => ({
+      accepted: s.accepted + r.accepted,
+      duplicates: s.duplicates + r.duplicates,
+    }));
+    expect(sum).toEqual({ accepted: 300, duplicates: 100 });
+    const views = await a.pages('prj', { ...all, measure: 'views', countAiCrawlersAsAi: false });
+    expect(views.totals.total).toBe(300);
+    const visitors = await b.pages('prj', { ...all, measure: 'visitors', countAiCrawlersAsAi: false });
+    expect(visitors.totals.total).toBe(13);
+  });
+
+  it('does not wait for a store in another schema of the same database', async () => {
+    fresh();
+    const first = await open();
+    await first.append('prj', crashTestBatch(0, keyOf)); // project number 1 here
+    const firstSchema = schema;
+    fresh();
+    const second = await open(); // and project number 1 there too
+    // Hold the first schema's write lock on its project, as a long append would.
+    const holder = new pg.Client({
+      connectionString: testPostgresUrl,
+      options: `-c search_path=${firstSchema}`,
+    });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await lockProject(holder, 1);
+      expect(await second.append('prj', crashTestBatch(1, keyOf))).toEqual({
+        accepted: CRASH_BATCH_SIZE,
+        duplicates: 0,
+      });
+      await holder.query('rollback');
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('loses no acknowledged view and stores no duplicate when a process is killed mid-append and the batches are retried', async () => {
+    fresh();
+    const batches = 200;
+    const child = await startChild([APPENDER, testPostgresUrl, schema, String(batches)], {}, /^ready$/m);
+    // Kill it once a few batches were acknowledged, while it is appending the next.
+    while ((child.stdout().match(/^ack /gm) ?? []).length < 5) await new Promise((r) => setTimeout(r, 5));
+    child.child.kill('SIGKILL');
+    await child.exited;
+    const acknowledged = (child.stdout().match(/^ack \d+$/gm) ?? []).map((l) => Number(l.slice(4)));
+    expect(acknowledged.length).toBeLessThan(batches);
+
+    const store = await open();
+    let stored = 0;
+    for (let n = 0; n < batches; n++) {
+      const result = await store.append('crash', crashTestBatch(n, keyOf));
+      // A batch is one transaction: all of it was stored, or none.
+      expect([0, CRASH_BATCH_SIZE]).toContain(result.duplicates);
+      if (acknowledged.includes(n)) expect(result.duplicates).toBe(CRASH_BATCH_SIZE);
+      stored += result.duplicates;
+      expect(result.accepted + result.duplicates).toBe(CRASH_BATCH_SIZE);
+    }
+    expect(stored).toBeGreaterThanOrEqual(acknowledged.length * CRASH_BATCH_SIZE);
+    const views = await store.pages('crash', { ...all, measure: 'views', countAiCrawlersAsAi: false });
+    expect(views.totals.total).toBe(batches * CRASH_BATCH_SIZE);
+    // A second retry changes nothing.
+    const again = await store.append('crash', crashTestBatch(0, keyOf));
+    expect(again).toEqual({ accepted: 0, duplicates: CRASH_BATCH_SIZE });
+  }, 120_000);
+});
