@@ -30,6 +30,7 @@ import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
 import { adoptEmbeddedMetadata } from './adopt-embedded-metadata.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
+import { keepEmbeddedHistory } from './keep-embedded-history.ts';
 import { analyticsFile, openAnalytics } from './open-analytics.ts';
 
 /** Everything a process needs, wired once from the configuration. */
@@ -101,7 +102,11 @@ export async function openServices(
       saltRetentionDays: analyticsOptions.saltRetentionDays,
     });
     analytics = await openAnalytics({
-      backend: config.analytics.backend,
+      backend: keepEmbeddedHistory(
+        config.analytics.backend,
+        analyticsFile(config.dataDir, analyticsOptions),
+        logger,
+      ),
       storage,
       clock,
       logger,

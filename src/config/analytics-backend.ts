@@ -3,7 +3,13 @@ import type { DatabaseConfig } from '../storage/database.ts';
 /** Which engine holds the analytics views (DOCWRIGHT_ANALYTICS_URL; see docs/analytics.md). */
 export type AnalyticsBackendConfig =
   | { kind: 'embedded'; file: string }
-  | { kind: 'postgres'; url: string; schema: string | null }
+  | {
+      kind: 'postgres';
+      url: string;
+      schema: string | null;
+      /** Chosen because the main database is PostgreSQL, not by DOCWRIGHT_ANALYTICS_URL. */
+      implicit?: true;
+    }
   | {
       kind: 'clickhouse';
       /** The HTTP endpoint alone (`http://host:8123`), without credentials or path. */
@@ -30,7 +36,7 @@ export function parseAnalyticsBackend(
   const embedded: AnalyticsBackendConfig = { kind: 'embedded', file: context.embeddedFile };
   if (value === undefined) {
     return context.database.kind === 'postgres'
-      ? { kind: 'postgres', url: context.database.url, schema: context.database.schema }
+      ? { kind: 'postgres', url: context.database.url, schema: context.database.schema, implicit: true }
       : embedded;
   }
   if (value.toLowerCase() === 'embedded') return embedded;

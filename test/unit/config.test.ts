@@ -124,6 +124,7 @@ describe('configuration', () => {
         kind: 'postgres',
         url: 'postgres://u:pw@db:5432/docs',
         schema: 'docwright',
+        implicit: true,
       });
       expect(
         backendOf({ ...PG, DOCWRIGHT_ANALYTICS_URL: 'embedded', DOCWRIGHT_ANALYTICS_FILE: 'a.sqlite' }),

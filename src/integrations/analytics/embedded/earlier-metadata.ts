@@ -51,6 +51,20 @@ export function removeEmbeddedSalts(
   });
 }
 
+/** How many views the file holds (0 when it has no views table yet). */
+export function embeddedViewCount(file: string): number {
+  const sqlite = new SqliteDatabase(file, { fileMustExist: true, readonly: true, timeout: 15_000 });
+  try {
+    const chunks = sqlite
+      .prepare("select 1 from sqlite_master where type = 'table' and name = 'chunks'")
+      .get();
+    if (!chunks) return 0;
+    return Number(sqlite.prepare('select coalesce(sum(count), 0) from chunks').pluck().get());
+  } finally {
+    sqlite.close();
+  }
+}
+
 function withFile<T>(file: string, fn: (sqlite: SqliteDatabase.Database, tables: Set<string>) => T): T {
   const sqlite = new SqliteDatabase(file, { fileMustExist: true, timeout: 15_000 });
   try {
