@@ -10,7 +10,7 @@ import {
   sortedReasons,
 } from '../../domain/analytics/log-import.ts';
 import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
-import { syncToDisk, ThreadLock } from '../../integrations/analytics/embedded/analytics-database.ts';
+import { startBulkImport } from '../../integrations/analytics/embedded/bulk-import.ts';
 
 export interface ParallelImportOptions {
   file: string;
@@ -63,7 +63,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
   }
 
   const progress: ImportProgress[] = [];
-  const threadLock = ThreadLock.buffer();
+  const bulk = startBulkImport(analyticsFile(options.dataDir, options.settings));
   const summaries = await Promise.all(
     bounds.slice(1).map(
       (end, i) =>
@@ -78,7 +78,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
               fields,
               dataDir: options.dataDir,
               settings: { ...options.settings, durability: 'normal' },
-              threadLock,
+              threadLock: bulk.threadLock,
             },
           });
           let summary: ImportSummary | null = null;
@@ -98,7 +98,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
         }),
     ),
   );
-  syncToDisk(analyticsFile(options.dataDir, options.settings));
+  bulk.finish();
   const reasons = new Map<string, number>();
   const categories = emptyCategories();
   let withoutUserAgent = 0;

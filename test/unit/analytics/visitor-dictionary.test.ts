@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  AnalyticsDatabase,
-  RECORD_WORDS,
-} from '../../../src/integrations/analytics/embedded/analytics-database.ts';
+import { AnalyticsDatabase } from '../../../src/integrations/analytics/embedded/analytics-database.ts';
+import { MIGRATIONS } from '../../../src/integrations/analytics/embedded/migrations/migrate.ts';
+import { RECORD_WORDS } from '../../../src/integrations/analytics/embedded/record.ts';
 
 const key = (n: number) => createHash('sha256').update(`visitor ${n}`).digest().subarray(0, 16);
 
@@ -77,6 +76,7 @@ describe('visitor dictionary (keys stored in blocks)', () => {
 
   it('moves the per-visitor rows of a schema-1 file into blocks, keeping every number', () => {
     const old = new SqliteDatabase(file);
+    MIGRATIONS[0]?.(old);
     old.exec('create table visitor_keys (no integer primary key, value blob not null)');
     const insert = old.prepare('insert into visitor_keys (no, value) values (?, ?)');
     for (let n = 1; n <= 5000; n++) insert.run(n, key(n));
@@ -95,9 +95,7 @@ describe('visitor dictionary (keys stored in blocks)', () => {
 
   it('gives a schema-2 file chunk time spans, reading its older chunks whatever the span', () => {
     const old = new SqliteDatabase(file);
-    old.exec(
-      'create table chunks (seq integer primary key, project integer not null, day integer not null, count integer not null, data blob not null)',
-    );
+    for (const migration of MIGRATIONS.slice(0, 2)) migration(old);
     const words = new Uint32Array(RECORD_WORDS);
     words[0] = 3_600_000; // 01:00
     old
@@ -108,13 +106,16 @@ describe('visitor dictionary (keys stored in blocks)', () => {
 
     const db = connect();
     const inSpan = (from: number, to: number) =>
-      [...db.dayChunksInSpan(1, 20000, Number.MAX_SAFE_INTEGER, from, to)].map((c) => c.seq);
+      [...db.chunks.dayInSpan(1, 20000, Number.MAX_SAFE_INTEGER, from, to)].map((c) => c.seq);
     expect(inSpan(0, 1000)).toEqual([1]); // no span stored: always read
     const late = new Uint32Array(RECORD_WORDS * 2);
     late[0] = 20 * 3_600_000;
     late[RECORD_WORDS] = 22 * 3_600_000;
     const seq = db.write(() =>
-      db.insertChunk(1, 20000, 2, late, { firstMs: late[0] as number, lastMs: late[RECORD_WORDS] as number }),
+      db.chunks.insert(1, 20000, 2, late, {
+        firstMs: late[0] as number,
+        lastMs: late[RECORD_WORDS] as number,
+      }),
     );
     expect(inSpan(0, 20 * 3_600_000)).toEqual([1]);
     expect(inSpan(20 * 3_600_000, 20 * 3_600_000 + 1)).toEqual([1, seq]);

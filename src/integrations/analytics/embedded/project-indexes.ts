@@ -1,0 +1,110 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../../domain/clock.ts';
+import type { AnalyticsDatabase } from './analytics-database.ts';
+import { DAY_MS } from './day-index.ts';
+import { ProjectIndex } from './project-index.ts';
+import type { Chunk } from './record.ts';
+import { deserializeDay, serializeDay } from './snapshot.ts';
+
+/** Replaying at least this many views at once packs the old days afterwards. */
+export const BULK_TRIM_THRESHOLD = 100_000;
+
+/**
+ * The projects' in-memory indexes, loaded on first query from their checkpoints plus the chunks
+ * after them, then kept up to date chunk by chunk; and their checkpoints, written on a timer
+ * and on close.
+ */
+export class ProjectIndexes {
+  /** Every loaded index reflects exactly the views with seq ≤ tailSeq. */
+  tailSeq = 0;
+  private readonly loaded = new Map<number, ProjectIndex>();
+  private readonly db: AnalyticsDatabase;
+  private readonly clock: Clock;
+  private readonly logger: Logger | undefined;
+
+  constructor(db: AnalyticsDatabase, clock: Clock, logger: Logger | undefined) {
+    this.db = db;
+    this.clock = clock;
+    this.logger = logger;
+    this.tailSeq = db.chunks.maxSeq();
+  }
+
+  get size(): number {
+    return this.loaded.size;
+  }
+
+  /** Takes a stored chunk into its project's index, if loaded. */
+  apply(chunk: Chunk): void {
+    this.loaded.get(chunk.project)?.addChunk(chunk);
+  }
+
+  forget(projectNo: number): void {
+    this.loaded.delete(projectNo);
+  }
+
+  clear(): void {
+    this.loaded.clear();
+  }
+
+  /** The project's index as of `tailSeq`: loaded (or rebuilt, if its views were rewritten). */
+  get(projectNo: number): ProjectIndex {
+    const generation = this.db.checkpoints.generation(projectNo);
+    const existing = this.loaded.get(projectNo);
+    if (existing) {
+      if (existing.generation === generation) return existing;
+      // The views were rewritten (reclassified) since this index was built: build it again.
+      this.loaded.delete(projectNo);
+    }
+    let index = new ProjectIndex(projectNo);
+    const snapshot = this.db.checkpoints.load(projectNo);
+    let covered = snapshot.covered;
+    for (const data of snapshot.days) {
+      const day = deserializeDay(data, index);
+      if (!day || day.lastSeq > covered) {
+        // An unreadable snapshot: rebuild this project from the log alone.
+        this.logger?.warn({ projectNo }, 'analytics snapshot unreadable; rebuilding from events');
+        index = new ProjectIndex(projectNo);
+        covered = 0;
+        break;
+      }
+      index.setDay(day);
+    }
+    // Snapshots hold the lists with their previous visits; the last-seen table is rebuilt.
+    if (index.days.size > 0) index.reorder(this.db.visitorUniverse(), this.yesterday());
+    let replayed = 0;
+    for (const chunk of this.db.chunks.projectAfter(projectNo, covered, this.tailSeq)) {
+      index.addChunk(chunk);
+      replayed += chunk.count;
+    }
+    index.generation = generation;
+    this.loaded.set(projectNo, index);
+    if (replayed >= BULK_TRIM_THRESHOLD) this.trimOldDays();
+    return index;
+  }
+
+  /** Writes snapshots of the days of every loaded index changed since its last checkpoint. */
+  checkpoint(): void {
+    const today = Math.floor(this.clock().getTime() / DAY_MS);
+    for (const index of this.loaded.values()) {
+      this.db.checkpoints.save(index.projectNo, this.tailSeq, index.generation, function* (stored) {
+        for (const day of index.days.values()) {
+          if (day.lastSeq <= stored) continue;
+          if (day.day < today - 1) day.trim();
+          yield { day: day.day, data: serializeDay(day) };
+        }
+      });
+    }
+  }
+
+  /** Days before yesterday (UTC) rarely change: they are kept packed. */
+  yesterday(): number {
+    return Math.floor(this.clock().getTime() / DAY_MS) - 1;
+  }
+
+  trimOldDays(): void {
+    const yesterday = this.yesterday();
+    for (const index of this.loaded.values()) {
+      for (const day of index.days.values()) if (day.day < yesterday) day.trim();
+    }
+  }
+}
