@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type SqliteDatabase from 'better-sqlite3';
-import { type AnalyticsSettings, DEFAULT_ANALYTICS_SETTINGS } from '../../../domain/analytics/store.ts';
+import { type AnalyticsSettings, completeAnalyticsSettings } from '../../../domain/analytics/store.ts';
 
 /**
  * The identity salts and per-project analytics settings kept in the analytics file (tables
@@ -58,11 +58,12 @@ export class LegacyMetadata {
     return periods;
   }
 
-  /** The project's settings, DEFAULT_ANALYTICS_SETTINGS for what was never saved. */
+  /** The project's settings, completed by the defaults (all of them when never saved). */
   settings(projectId: string): AnalyticsSettings {
     const raw = this.statements.selectSettings.get(projectId) as string | undefined;
-    if (raw === undefined) return { ...DEFAULT_ANALYTICS_SETTINGS };
-    return { ...DEFAULT_ANALYTICS_SETTINGS, ...(JSON.parse(raw) as Partial<AnalyticsSettings>) };
+    return completeAnalyticsSettings(
+      raw === undefined ? null : (JSON.parse(raw) as Partial<AnalyticsSettings>),
+    );
   }
 
   saveSettings(projectId: string, settings: AnalyticsSettings): void {
