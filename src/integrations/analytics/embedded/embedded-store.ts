@@ -18,10 +18,9 @@ import type {
 import { type Clock, systemClock } from '../../../domain/clock.ts';
 import { AnalyticsDatabase } from './analytics-database.ts';
 import { dayId, EventKeyCache } from './event-keys.ts';
-import { BULK_TRIM_THRESHOLD, ProjectIndexes } from './project-indexes.ts';
+import { ProjectIndexes } from './project-indexes.ts';
 import { RangeQueries } from './range-queries.ts';
 import { reclassifyViews } from './reclassify.ts';
-import type { Chunk } from './record.ts';
 import { type EncodedBatch, encodeBatch, type PendingAppend, WriteQueue } from './write-queue.ts';
 
 export interface EmbeddedStoreOptions {
@@ -254,19 +253,8 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore, SaltStore, Analyt
     const max = db.chunks.maxSeq();
     if (max <= indexes.tailSeq) return;
     if (indexes.size > 0 || keys.size > 0) {
-      let applied = 0;
-      for (const chunk of db.chunks.after(indexes.tailSeq, max)) {
-        this.applyChunk(chunk);
-        applied += chunk.count;
-      }
-      if (applied >= BULK_TRIM_THRESHOLD) indexes.trimOldDays();
+      indexes.replay(db.chunks.after(indexes.tailSeq, max), (chunk) => keys.apply(chunk));
     }
     indexes.tailSeq = max;
-  }
-
-  private applyChunk(chunk: Chunk): void {
-    const { indexes, keys } = this.open();
-    keys.apply(chunk);
-    indexes.apply(chunk);
   }
 }

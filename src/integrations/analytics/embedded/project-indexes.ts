@@ -6,7 +6,7 @@ import { ProjectIndex } from './project-index.ts';
 import type { Chunk } from './record.ts';
 import { deserializeDay, serializeDay } from './snapshot.ts';
 
-/** Replaying at least this many views at once packs the old days afterwards. */
+/** A replay packs the old days every this many views (see `replay`). */
 export const BULK_TRIM_THRESHOLD = 100_000;
 
 /**
@@ -71,15 +71,33 @@ export class ProjectIndexes {
     }
     // Snapshots hold the lists with their previous visits; the last-seen table is rebuilt.
     if (index.days.size > 0) index.reorder(this.db.visitorUniverse(), this.yesterday());
-    let replayed = 0;
-    for (const chunk of this.db.chunks.projectAfter(projectNo, covered, this.tailSeq)) {
-      index.addChunk(chunk);
-      replayed += chunk.count;
-    }
     index.generation = generation;
     this.loaded.set(projectNo, index);
-    if (replayed >= BULK_TRIM_THRESHOLD) this.trimOldDays();
+    this.replay(this.db.chunks.projectAfter(projectNo, covered, this.tailSeq));
     return index;
+  }
+
+  /**
+   * Takes chunks, in seq order, into the loaded indexes (and hands each to `also`). A long
+   * replay (an index built from the log, an import caught up with) packs the old days as it
+   * goes, every BULK_TRIM_THRESHOLD views, all but the day it is adding to: an open day takes
+   * several times its packed size, and a month of them open at once was most of the memory
+   * a server needed to build its index.
+   */
+  replay(chunks: Iterable<Chunk>, also?: (chunk: Chunk) => void): void {
+    let replayed = 0;
+    let sinceTrim = 0;
+    for (const chunk of chunks) {
+      also?.(chunk);
+      this.apply(chunk);
+      replayed += chunk.count;
+      sinceTrim += chunk.count;
+      if (sinceTrim >= BULK_TRIM_THRESHOLD) {
+        this.trimOldDays(chunk.day);
+        sinceTrim = 0;
+      }
+    }
+    if (replayed >= BULK_TRIM_THRESHOLD) this.trimOldDays();
   }
 
   /** Writes snapshots of the days of every loaded index changed since its last checkpoint. */
@@ -101,10 +119,13 @@ export class ProjectIndexes {
     return Math.floor(this.clock().getTime() / DAY_MS) - 1;
   }
 
-  trimOldDays(): void {
+  /** Packs the open days before yesterday, but `except`. */
+  trimOldDays(except = -1): void {
     const yesterday = this.yesterday();
     for (const index of this.loaded.values()) {
-      for (const day of index.days.values()) if (day.day < yesterday) day.trim();
+      for (const day of index.days.values()) {
+        if (day.day < yesterday && day.day !== except && !day.packed) day.trim();
+      }
     }
   }
 }
