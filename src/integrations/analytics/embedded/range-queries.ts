@@ -198,21 +198,23 @@ export class RangeQueries {
     plan.index.ensureInOrder(universe, this.source.yesterday());
     const edges = new Map<number, EdgeCollector>();
     for (const part of [leftPart, rightPart]) {
-      if (part) edges.set(part.day.day, new EdgeCollector(part.day.day, part.from, part.to));
-    }
-    for (const [day, edge] of edges) {
+      if (!part) continue;
+      const day = part.day.day;
       // Chunks outside the edge's part of the day are skipped: a clipped first day of a range
       // at +02:00 keeps its last two hours and reads about a twelfth of that day.
       const chunks = db.chunks.dayInSpan(
         plan.index.projectNo,
         day,
         this.source.tailSeq(),
-        edge.start,
-        edge.end,
+        part.from - day * DAY_MS,
+        part.to - day * DAY_MS,
       );
+      const views = chunks.reduce((n, chunk) => n + chunk.count, 0);
+      const edge = new EdgeCollector(day, part.from, part.to, views);
       for (const chunk of chunks) {
         for (const v = new ViewCursor(chunk); v.next(); ) edge.add(v.msOfDay, v.path, v.visitor, v.category);
       }
+      edges.set(day, edge);
     }
     const left = leftPart ? (edges.get(leftPart.day.day)?.edge ?? null) : null;
     const rightEdge = rightPart ? edges.get(rightPart.day.day)?.edge : undefined;
