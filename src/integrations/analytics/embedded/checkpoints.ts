@@ -46,12 +46,18 @@ export class CheckpointStore {
     this.statements.bumpGeneration.run(project);
   }
 
-  /** The project's day snapshots and the seq they cover, read in one transaction. */
-  load(project: number): { covered: number; days: Buffer[] } {
-    const read = this.sqlite.transaction(() => ({
-      covered: (this.statements.covered.get(project) as number | undefined) ?? 0,
-      days: (this.statements.snapshots.all(project) as Array<{ data: Buffer }>).map((r) => r.data),
-    }));
+  /**
+   * Hands the project's day snapshots to `each`, one at a time (together they can be hundreds
+   * of megabytes), until it returns false; returns the seq they cover. One read transaction.
+   */
+  load(project: number, each: (data: Buffer) => boolean): number {
+    const read = this.sqlite.transaction(() => {
+      const covered = (this.statements.covered.get(project) as number | undefined) ?? 0;
+      for (const row of this.statements.snapshots.iterate(project) as Iterable<{ data: Buffer }>) {
+        if (!each(row.data)) break;
+      }
+      return covered;
+    });
     return read.deferred();
   }
 

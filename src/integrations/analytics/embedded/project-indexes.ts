@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../../domain/clock.ts';
 import type { AnalyticsDatabase } from './analytics-database.ts';
-import { DAY_MS } from './day-index.ts';
+import { DAY_MS, type DayIndex } from './day-index.ts';
 import { ProjectIndex } from './project-index.ts';
 import type { Chunk } from './record.ts';
 import { deserializeDay, serializeDay } from './snapshot.ts';
@@ -56,18 +56,21 @@ export class ProjectIndexes {
       this.loaded.delete(projectNo);
     }
     let index = new ProjectIndex(projectNo);
-    const snapshot = this.db.checkpoints.load(projectNo);
-    let covered = snapshot.covered;
-    for (const data of snapshot.days) {
+    const days: DayIndex[] = [];
+    let unreadable = false;
+    let covered = this.db.checkpoints.load(projectNo, (data) => {
       const day = deserializeDay(data, index);
-      if (!day || day.lastSeq > covered) {
-        // An unreadable snapshot: rebuild this project from the log alone.
-        this.logger?.warn({ projectNo }, 'analytics snapshot unreadable; rebuilding from events');
-        index = new ProjectIndex(projectNo);
-        covered = 0;
-        break;
-      }
-      index.setDay(day);
+      if (day) days.push(day);
+      else unreadable = true;
+      return !unreadable;
+    });
+    if (unreadable || days.some((day) => day.lastSeq > covered)) {
+      // An unreadable snapshot: rebuild this project from the log alone.
+      this.logger?.warn({ projectNo }, 'analytics snapshot unreadable; rebuilding from events');
+      index = new ProjectIndex(projectNo);
+      covered = 0;
+    } else {
+      for (const day of days) index.setDay(day);
     }
     // Snapshots hold the lists with their previous visits; the last-seen table is rebuilt.
     if (index.days.size > 0) index.reorder(this.db.visitorUniverse(), this.yesterday());
