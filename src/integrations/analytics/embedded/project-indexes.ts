@@ -6,7 +6,7 @@ import { ProjectIndex } from './project-index.ts';
 import type { Chunk } from './record.ts';
 import { deserializeDay, serializeDay } from './snapshot.ts';
 
-/** A replay packs the old days every this many views (see `replay`). */
+/** The old days are packed again every this many views applied (see `apply`). */
 export const BULK_TRIM_THRESHOLD = 100_000;
 
 /**
@@ -18,6 +18,8 @@ export class ProjectIndexes {
   /** Every loaded index reflects exactly the views with seq ≤ tailSeq. */
   tailSeq = 0;
   private readonly loaded = new Map<number, ProjectIndex>();
+  /** Views applied since the old days were last packed (see `apply`). */
+  private sinceTrim = 0;
   private readonly db: AnalyticsDatabase;
   private readonly clock: Clock;
   private readonly logger: Logger | undefined;
@@ -33,9 +35,21 @@ export class ProjectIndexes {
     return this.loaded.size;
   }
 
-  /** Takes a stored chunk into its project's index, if loaded. */
+  /**
+   * Takes a stored chunk into its project's index, if loaded. Every BULK_TRIM_THRESHOLD views
+   * so taken, the old days are packed again, all but the chunk's: a replay from the log, or a
+   * backfill through the API, opens one old day after another, and an open day takes several
+   * times its packed size (a month of them open at once was most of a server's peak memory).
+   */
   apply(chunk: Chunk): void {
-    this.loaded.get(chunk.project)?.addChunk(chunk);
+    const index = this.loaded.get(chunk.project);
+    if (!index) return;
+    index.addChunk(chunk);
+    this.sinceTrim += chunk.count;
+    if (this.sinceTrim >= BULK_TRIM_THRESHOLD) {
+      this.trimOldDays(chunk.day);
+      this.sinceTrim = 0;
+    }
   }
 
   forget(projectNo: number): void {
@@ -81,24 +95,15 @@ export class ProjectIndexes {
   }
 
   /**
-   * Takes chunks, in seq order, into the loaded indexes (and hands each to `also`). A long
-   * replay (an index built from the log, an import caught up with) packs the old days as it
-   * goes, every BULK_TRIM_THRESHOLD views, all but the day it is adding to: an open day takes
-   * several times its packed size, and a month of them open at once was most of the memory
-   * a server needed to build its index.
+   * Takes chunks, in seq order, into the loaded indexes (and hands each to `also`); after a
+   * long replay (an index built from the log, an import caught up with) every old day is packed.
    */
   replay(chunks: Iterable<Chunk>, also?: (chunk: Chunk) => void): void {
     let replayed = 0;
-    let sinceTrim = 0;
     for (const chunk of chunks) {
       also?.(chunk);
       this.apply(chunk);
       replayed += chunk.count;
-      sinceTrim += chunk.count;
-      if (sinceTrim >= BULK_TRIM_THRESHOLD) {
-        this.trimOldDays(chunk.day);
-        sinceTrim = 0;
-      }
     }
     if (replayed >= BULK_TRIM_THRESHOLD) this.trimOldDays();
   }
