@@ -6,7 +6,14 @@ import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnalyticsDatabase } from '../../../src/integrations/analytics/embedded/analytics-database.ts';
 import { MIGRATIONS } from '../../../src/integrations/analytics/embedded/migrations/migrate.ts';
-import { RECORD_WORDS } from '../../../src/integrations/analytics/embedded/record.ts';
+import { RECORD_WORDS, RecordWriter } from '../../../src/integrations/analytics/embedded/record.ts';
+
+/** A chunk of views at these ms of day (project 1, day 20000), as the engine writes them. */
+const viewsAt = (...ms: number[]) => {
+  const writer = new RecordWriter(1, 20000);
+  for (const at of ms) writer.push(at, 1, 1, 1, 1, 0, 200, 0, 0, 1, 0, 0);
+  return writer;
+};
 
 const key = (n: number) => createHash('sha256').update(`visitor ${n}`).digest().subarray(0, 16);
 
@@ -99,11 +106,10 @@ describe('visitor dictionary (keys stored in blocks)', () => {
   it('gives a schema-2 file chunk time spans, reading its older chunks whatever the span', () => {
     const old = new SqliteDatabase(file);
     for (const migration of MIGRATIONS.slice(0, 2)) migration(old);
-    const words = new Uint32Array(RECORD_WORDS);
-    words[0] = 3_600_000; // 01:00
+    const early = viewsAt(3_600_000); // 01:00
     old
       .prepare('insert into chunks (project, day, count, data) values (1, 20000, 1, ?)')
-      .run(Buffer.from(words.buffer));
+      .run(Buffer.from(early.words.buffer, 0, early.count * RECORD_WORDS * 4));
     old.pragma('user_version = 2');
     old.close();
 
@@ -111,15 +117,8 @@ describe('visitor dictionary (keys stored in blocks)', () => {
     const inSpan = (from: number, to: number) =>
       [...db.chunks.dayInSpan(1, 20000, Number.MAX_SAFE_INTEGER, from, to)].map((c) => c.seq);
     expect(inSpan(0, 1000)).toEqual([1]); // no span stored: always read
-    const late = new Uint32Array(RECORD_WORDS * 2);
-    late[0] = 20 * 3_600_000;
-    late[RECORD_WORDS] = 22 * 3_600_000;
-    const seq = db.write(() =>
-      db.chunks.insert(1, 20000, 2, late, {
-        firstMs: late[0] as number,
-        lastMs: late[RECORD_WORDS] as number,
-      }),
-    );
+    const late = viewsAt(20 * 3_600_000, 22 * 3_600_000);
+    const seq = db.write(() => db.chunks.insert(1, 20000, late.count, late.words, late));
     expect(inSpan(0, 20 * 3_600_000)).toEqual([1]);
     expect(inSpan(20 * 3_600_000, 20 * 3_600_000 + 1)).toEqual([1, seq]);
     expect(inSpan(22 * 3_600_000, 24 * 3_600_000)).toEqual([1, seq]);
