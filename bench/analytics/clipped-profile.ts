@@ -62,13 +62,13 @@ await query(START, START + 20 * DAY);
 process.stdout.write(
   `first query ${(performance.now() - t).toFixed(0)} ms; rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB, peak ${(process.resourceUsage().maxRSS / 1e3).toFixed(0)} MB, ${JSON.stringify(Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1e6)])))}\n`,
 );
-const p50 = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 for (const [name, shift] of [
   ['whole', 0],
   ['+02:00', -2 * 3_600_000],
 ] as const) {
   const times: number[] = [];
-  for (let i = 0; i < (name === "whole" ? 8 : 30); i++) {
+  for (let i = 0; i < (name === 'whole' ? 8 : 30); i++) {
     const from = START + (2 + (i % 8)) * DAY + shift + (i >= 8 ? i * 60_000 : 0);
     t = performance.now();
     await query(from, from + 20 * DAY);
