@@ -10,7 +10,7 @@ import {
   sortedReasons,
 } from '../../domain/analytics/log-import.ts';
 import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
-import { syncToDisk, ThreadLock } from '../../integrations/analytics/embedded/analytics-database.ts';
+import { startBulkImport } from '../../integrations/analytics/embedded/bulk-import.ts';
 import type { DatabaseConfig } from '../../storage/database.ts';
 
 export interface ParallelImportOptions {
@@ -71,8 +71,8 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
   }
 
   const progress: ImportProgress[] = [];
-  const embeddedFile = options.backend.kind === 'embedded' ? options.backend.file : null;
-  const threadLock = embeddedFile ? ThreadLock.buffer() : null;
+  // The embedded engine: the workers take turns writing its file, synced once at the end.
+  const bulk = options.backend.kind === 'embedded' ? startBulkImport(options.backend.file) : null;
   const summaries = await Promise.all(
     bounds.slice(1).map(
       (end, i) =>
@@ -88,7 +88,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
               backend: options.backend,
               database: options.database,
               settings: { ...options.settings, durability: 'normal' },
-              threadLock,
+              threadLock: bulk?.threadLock ?? null,
             },
           });
           let summary: ImportSummary | null = null;
@@ -108,7 +108,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
         }),
     ),
   );
-  if (embeddedFile) syncToDisk(embeddedFile);
+  bulk?.finish();
   const reasons = new Map<string, number>();
   const categories = emptyCategories();
   let withoutUserAgent = 0;

@@ -3,10 +3,12 @@ import { invalid } from '../errors.ts';
 import { CLASSIFIER_VERSION, classify } from './classifier.ts';
 import { SALT_ROTATIONS, type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
-import { changePageRules, type PageRuleSet, type PageRules, withDefaults } from './page-rules.ts';
+import { DEFAULT_ANALYTICS_OPTIONS } from './options.ts';
+import { changePageRules, type PageRuleSet } from './page-rules.ts';
 import type { Interval, PageParams } from './query-params.ts';
 import {
   type AnalyticsSettings,
+  type AnalyticsSettingsChange,
   type AnalyticsSettingsStore,
   type AnalyticsStore,
   type Breakdown,
@@ -36,15 +38,7 @@ export interface AnalyticsServiceOptions {
   identityCacheLimit?: number;
 }
 
-export const DEFAULT_MAX_BATCH = 1000;
-
-/** A change to a project's analytics settings: the fields given (and rules given) change. */
-export interface AnalyticsSettingsChange {
-  allowedOrigins?: string[] | undefined;
-  countAiCrawlersAsAi?: boolean | undefined;
-  saltRotation?: SaltRotation | null | undefined;
-  pageRules?: Partial<PageRules> | undefined;
-}
+export type { AnalyticsSettingsChange } from './store.ts';
 
 /** Docs analytics: ingestion from every source, and the exports, per project. */
 export class AnalyticsService {
@@ -63,9 +57,9 @@ export class AnalyticsService {
     this.salts = options.salts;
     this.settingsStore = options.settings;
     this.clock = options.clock;
-    this.saltRetentionDays = options.saltRetentionDays ?? 7;
-    this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
-    this.saltRotation = options.saltRotation ?? 'daily';
+    this.saltRetentionDays = options.saltRetentionDays ?? DEFAULT_ANALYTICS_OPTIONS.saltRetentionDays;
+    this.maxBatch = options.maxBatch ?? DEFAULT_ANALYTICS_OPTIONS.maxBatch;
+    this.saltRotation = options.saltRotation ?? DEFAULT_ANALYTICS_OPTIONS.saltRotation;
     const identity = new VisitorIdentity({
       rotation: this.saltRotation,
       salts: options.salts,
@@ -157,9 +151,8 @@ export class AnalyticsService {
     return this.store.breakdown(projectId, params);
   }
 
-  async settings(projectId: string): Promise<AnalyticsSettings> {
-    const stored = await this.settingsStore.settings(projectId);
-    return { ...stored, pageRules: withDefaults(stored.pageRules) };
+  settings(projectId: string): Promise<AnalyticsSettings> {
+    return this.settingsStore.settings(projectId);
   }
 
   async updateSettings(projectId: string, patch: AnalyticsSettingsChange): Promise<AnalyticsSettings> {

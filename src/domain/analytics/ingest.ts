@@ -5,10 +5,9 @@ import type { Category } from './categories.ts';
 import { acceptsMarkdown, CLASSIFIER_VERSION, classify } from './classifier.ts';
 import { EXPLICIT_ID_PERIOD, type VisitorIdentity } from './identity.ts';
 import { parseIPv4 } from './identity-cache.ts';
-import { PageRuleSet, withDefaults } from './page-rules.ts';
+import { PageRuleSet, type PageRules } from './page-rules.ts';
 import type { PagePath } from './paths.ts';
 import {
-  type AnalyticsSettings,
   type AnalyticsSettingsStore,
   type AnalyticsStore,
   EVENT_FLAGS,
@@ -97,8 +96,7 @@ export class Ingestor {
     return this.ruleSet((await this.settings.settings(projectId)).pageRules);
   }
 
-  private ruleSet(stored: AnalyticsSettings['pageRules'] | undefined): PageRuleSet {
-    const rules = withDefaults(stored);
+  private ruleSet(rules: PageRules): PageRuleSet {
     const key = JSON.stringify(rules);
     let set = this.ruleSets.get(key);
     if (!set) {

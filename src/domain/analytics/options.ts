@@ -1,7 +1,10 @@
-import { DEFAULT_MAX_BATCH } from './analytics-service.ts';
 import type { SaltRotation } from './identity.ts';
 
-/** Deployment settings of docs analytics (read in src/config, passed in through services). */
+/**
+ * Deployment settings of docs analytics (read in src/config, passed in through services), with
+ * their defaults in DEFAULT_ANALYTICS_OPTIONS. A project's own settings are AnalyticsSettings
+ * (store.ts).
+ */
 export interface AnalyticsOptions {
   /** Salt rotation for anonymous visitor ids. */
   saltRotation: SaltRotation;
@@ -24,7 +27,7 @@ export interface AnalyticsOptions {
 export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
   saltRotation: 'daily',
   saltRetentionDays: 7,
-  maxBatch: DEFAULT_MAX_BATCH,
+  maxBatch: 1000,
   trustedProxies: [],
   rateLimitPerWindow: 1000,
   collectRateLimitPerMinute: 120,

@@ -1,6 +1,6 @@
 import type { Category, Purpose } from './categories.ts';
 import type { SaltRotation } from './identity.ts';
-import { DEFAULT_PAGE_RULES, type PageRules } from './page-rules.ts';
+import { DEFAULT_PAGE_RULES, type PageRules, withDefaults } from './page-rules.ts';
 
 /**
  * The analytics store: where views are appended and how the exports are answered. It holds
@@ -39,7 +39,10 @@ export interface SaltStore {
   forgetSalts(expired: (period: string) => boolean): Promise<string[]>;
 }
 
-/** Each project's analytics settings (DEFAULT_ANALYTICS_SETTINGS until saved). */
+/**
+ * Each project's analytics settings: what was saved, completed by `completeAnalyticsSettings`
+ * (DEFAULT_ANALYTICS_SETTINGS until saved).
+ */
 export interface AnalyticsSettingsStore {
   settings(projectId: string): Promise<AnalyticsSettings>;
   saveSettings(projectId: string, settings: AnalyticsSettings): Promise<void>;
@@ -169,3 +172,18 @@ export const DEFAULT_ANALYTICS_SETTINGS: AnalyticsSettings = {
   saltRotation: null,
   pageRules: DEFAULT_PAGE_RULES,
 };
+
+/**
+ * Stored settings (of any earlier version, or none) as complete settings: the defaults fill
+ * what is missing, page rules field by field. The one place the defaults are applied.
+ */
+export function completeAnalyticsSettings(
+  stored: Partial<AnalyticsSettings> | null | undefined,
+): AnalyticsSettings {
+  return { ...DEFAULT_ANALYTICS_SETTINGS, ...stored, pageRules: withDefaults(stored?.pageRules) };
+}
+
+/** A change to a project's analytics settings: the fields given (and page rules given) change. */
+export type AnalyticsSettingsChange = {
+  [K in Exclude<keyof AnalyticsSettings, 'pageRules'>]?: AnalyticsSettings[K] | undefined;
+} & { pageRules?: Partial<PageRules> | undefined };

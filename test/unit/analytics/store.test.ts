@@ -8,11 +8,9 @@ import {
 } from '../../../src/domain/analytics/analytics-service.ts';
 import { type Category, purposeFromCode } from '../../../src/domain/analytics/categories.ts';
 import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
-import {
-  AnalyticsDatabase,
-  RECORD_WORDS,
-} from '../../../src/integrations/analytics/embedded/analytics-database.ts';
+import { AnalyticsDatabase } from '../../../src/integrations/analytics/embedded/analytics-database.ts';
 import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
+import { ViewCursor } from '../../../src/integrations/analytics/embedded/record.ts';
 
 const NOW = new Date('2025-03-10T12:00:00Z');
 const CHROME =
@@ -26,13 +24,12 @@ function storedViews(file: string): Array<{ agent: string; purpose: string | nul
   const db = new AnalyticsDatabase({ file });
   try {
     const views: Array<{ agent: string; purpose: string | null; fetch: number }> = [];
-    for (const chunk of db.projectChunkPage(db.projectNo('prj'), 0, 1000)) {
-      for (let r = 0; r < chunk.count * RECORD_WORDS; r += RECORD_WORDS) {
-        const byte = (chunk.words[r + 6] as number) >>> 24;
+    for (const chunk of db.chunks.projectPage(db.projectNo('prj'), 0, 1000)) {
+      for (const v = new ViewCursor(chunk); v.next(); ) {
         views.push({
-          agent: db.agents.nameOf(chunk.words[r + 3] as number),
-          purpose: purposeFromCode(byte >>> 3),
-          fetch: byte & 7,
+          agent: db.agents.nameOf(v.agent),
+          purpose: purposeFromCode(v.purposeCode),
+          fetch: v.fetchFlags,
         });
       }
     }

@@ -4,10 +4,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  AnalyticsDatabase,
-  RECORD_WORDS,
-} from '../../../src/integrations/analytics/embedded/analytics-database.ts';
+import { AnalyticsDatabase } from '../../../src/integrations/analytics/embedded/analytics-database.ts';
+import { MIGRATIONS } from '../../../src/integrations/analytics/embedded/migrations/migrate.ts';
+import { RECORD_WORDS, RecordWriter } from '../../../src/integrations/analytics/embedded/record.ts';
+
+/** A chunk of views at these ms of day (project 1, day 20000), as the engine writes them. */
+const viewsAt = (...ms: number[]) => {
+  const writer = new RecordWriter(1, 20000);
+  for (const at of ms) writer.push(at, 1, 1, 1, 1, 0, 200, 0, 0, 1, 0, 0);
+  return writer;
+};
 
 const key = (n: number) => createHash('sha256').update(`visitor ${n}`).digest().subarray(0, 16);
 
@@ -77,8 +83,10 @@ describe('visitor dictionary (keys stored in blocks)', () => {
 
   it('moves the per-visitor rows of a schema-1 file into blocks, keeping every number', () => {
     const old = new SqliteDatabase(file);
+    MIGRATIONS[0]?.(old);
     old.exec('create table visitor_keys (no integer primary key, value blob not null)');
     const insert = old.prepare('insert into visitor_keys (no, value) values (?, ?)');
+    // One transaction: 5,000 commits, each synced, took most of a minute on a busy disk.
     old.transaction(() => {
       for (let n = 1; n <= 5000; n++) insert.run(n, key(n));
     })();
@@ -97,27 +105,20 @@ describe('visitor dictionary (keys stored in blocks)', () => {
 
   it('gives a schema-2 file chunk time spans, reading its older chunks whatever the span', () => {
     const old = new SqliteDatabase(file);
-    old.exec(
-      'create table chunks (seq integer primary key, project integer not null, day integer not null, count integer not null, data blob not null)',
-    );
-    const words = new Uint32Array(RECORD_WORDS);
-    words[0] = 3_600_000; // 01:00
+    for (const migration of MIGRATIONS.slice(0, 2)) migration(old);
+    const early = viewsAt(3_600_000); // 01:00
     old
       .prepare('insert into chunks (project, day, count, data) values (1, 20000, 1, ?)')
-      .run(Buffer.from(words.buffer));
+      .run(Buffer.from(early.words.buffer, 0, early.count * RECORD_WORDS * 4));
     old.pragma('user_version = 2');
     old.close();
 
     const db = connect();
     const inSpan = (from: number, to: number) =>
-      [...db.dayChunksInSpan(1, 20000, Number.MAX_SAFE_INTEGER, from, to)].map((c) => c.seq);
+      [...db.chunks.dayInSpan(1, 20000, Number.MAX_SAFE_INTEGER, from, to)].map((c) => c.seq);
     expect(inSpan(0, 1000)).toEqual([1]); // no span stored: always read
-    const late = new Uint32Array(RECORD_WORDS * 2);
-    late[0] = 20 * 3_600_000;
-    late[RECORD_WORDS] = 22 * 3_600_000;
-    const seq = db.write(() =>
-      db.insertChunk(1, 20000, 2, late, { firstMs: late[0] as number, lastMs: late[RECORD_WORDS] as number }),
-    );
+    const late = viewsAt(20 * 3_600_000, 22 * 3_600_000);
+    const seq = db.write(() => db.chunks.insert(1, 20000, late.count, late.words, late));
     expect(inSpan(0, 20 * 3_600_000)).toEqual([1]);
     expect(inSpan(20 * 3_600_000, 20 * 3_600_000 + 1)).toEqual([1, seq]);
     expect(inSpan(22 * 3_600_000, 24 * 3_600_000)).toEqual([1, seq]);

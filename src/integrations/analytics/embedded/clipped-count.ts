@@ -3,10 +3,16 @@ import { SIDE_AI, SIDE_HUMAN } from './prev-list.ts';
 
 /** (page, small code, visitor) triples as parallel columns, growing as needed. */
 export class Columns {
-  paths = new Uint32Array(1024);
-  codes = new Uint8Array(1024);
-  visitors = new Uint32Array(1024);
+  paths: Uint32Array;
+  codes: Uint8Array;
+  visitors: Uint32Array;
   length = 0;
+
+  constructor(capacity = 1024) {
+    this.paths = new Uint32Array(capacity);
+    this.codes = new Uint8Array(capacity);
+    this.visitors = new Uint32Array(capacity);
+  }
 
   push(path: number, code: number, visitor: number): void {
     if (this.length === this.paths.length) {
@@ -297,8 +303,9 @@ export class EdgeCollector {
   readonly start: number;
   readonly end: number;
 
-  constructor(day: number, from: number, to: number) {
-    this.edge = { day, views: new Columns() };
+  /** `capacity`: how many views will be offered at most (the edge's chunks' count), so the columns never grow. */
+  constructor(day: number, from: number, to: number, capacity = 1024) {
+    this.edge = { day, views: new Columns(Math.max(1, capacity)) };
     this.start = from - day * DAY_MS;
     this.end = to - day * DAY_MS;
   }

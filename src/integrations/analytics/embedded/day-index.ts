@@ -53,6 +53,11 @@ export class DayIndex {
   readonly agents = new Map<number, VisitorSet>();
   /** Indexed by hour * COUNTED_CATEGORIES + category. */
   readonly hours: Array<VisitorSet | null> = new Array(24 * COUNTED_CATEGORIES).fill(null);
+  /**
+   * A list may hold a visitor twice: a late view was added before the previous visits were
+   * rebuilt (see rebuildPrevs, which removes the repeats and clears this).
+   */
+  repeats = false;
   /** Null for a partial day built for one query: its lists may repeat visitors. */
   private readonly owner: DayOwner | null;
 
@@ -123,6 +128,7 @@ export class DayIndex {
     if (last > this.day) {
       // A late view: its previous visit, and the next visit's, are rebuilt before counting.
       list.push(visitor, 0);
+      this.repeats = true;
       owner.outOfOrder(this.day);
       return;
     }
@@ -165,6 +171,12 @@ export class DayIndex {
           : null;
       yield [paths[i] as number, { lists, crawlers }];
     }
+  }
+
+  /** Takes pages already packed (a snapshot read back), each list sorted by previous visit. */
+  setPacked(packed: PackedPages): void {
+    this.pages.clear();
+    this.packed = packed;
   }
 
   private pack(): void {
@@ -258,6 +270,35 @@ function sortByPrev(
 }
 
 const TWO_32 = 2 ** 32;
+
+/**
+ * Sorts `values`/`prev[start, end)` by previous visit, then visitor, in place, unless they are
+ * already; `scratch` must hold end − start numbers.
+ */
+export function sortSegmentByPrev(
+  values: Uint32Array,
+  prev: Uint16Array,
+  start: number,
+  end: number,
+  scratch: Float64Array,
+): void {
+  let sorted = true;
+  for (let i = start + 1; i < end && sorted; i++) {
+    const a = prev[i - 1] as number;
+    const b = prev[i] as number;
+    if (a > b || (a === b && (values[i - 1] as number) > (values[i] as number))) sorted = false;
+  }
+  if (sorted) return;
+  const keys = scratch.subarray(0, end - start);
+  for (let i = start; i < end; i++) keys[i - start] = (prev[i] as number) * TWO_32 + (values[i] as number);
+  keys.sort();
+  for (let i = start; i < end; i++) {
+    const key = keys[i - start] as number;
+    const p = Math.floor(key / TWO_32);
+    prev[i] = p;
+    values[i] = key - p * TWO_32;
+  }
+}
 
 /**
  * The first position in `prev[start, end)` (sorted ascending) holding a day ≥ `day`: the

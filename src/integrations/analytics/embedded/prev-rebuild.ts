@@ -1,56 +1,101 @@
-import type { DayIndex } from './day-index.ts';
+import { type DayIndex, sortSegmentByPrev } from './day-index.ts';
 import { LastSeen } from './prev-list.ts';
 
 /**
  * Recomputes, for every page list of every day (ascending), each visitor's previous visit and
  * drops repeats within a day; returns the last-seen table for the views still to come. Needed
  * after loading snapshots and after views arrived out of time order. O(entries): one pass per
- * page with a scratch array per side indexed by visitor number. Packed days are unpacked.
+ * page with a scratch array per side indexed by visitor number.
+ *
+ * Packed days stay packed (unpacking a month of them took several times their size): their
+ * lists are rewritten in place and sorted again where a previous visit changed. A packed list
+ * cannot drop an entry, so days that may repeat a visitor are unpacked first, and a packed day
+ * found to repeat one anyway (a snapshot saved with late views in it) is unpacked and the
+ * rebuild starts over.
  */
 export function rebuildPrevs(days: readonly DayIndex[], universe: number): LastSeen {
-  for (const day of days) day.unpack();
+  for (const day of days) if (day.repeats) day.unpack();
+  for (;;) {
+    const seen = tryRebuild(days, universe);
+    if (seen) {
+      for (const day of days) day.repeats = false;
+      return seen;
+    }
+  }
+}
+
+/** One side's entries of a page on a day: `values`/`prev[start, end)`. */
+interface Segment {
+  values: Uint32Array;
+  prev: Uint16Array;
+  start: number;
+  end: number;
+}
+
+/** Null when a packed day repeats a visitor: that day was unpacked, and the caller tries again. */
+function tryRebuild(days: readonly DayIndex[], universe: number): LastSeen | null {
   let entries = 0;
   const paths = new Set<number>();
-  for (const day of days) {
-    for (const [path, page] of day.pages) {
+  const pageSegments = days.map((day) => new Map(pagesOf(day)));
+  for (const pages of pageSegments) {
+    for (const [path, segments] of pages) {
       paths.add(path);
-      for (const list of page.lists) if (list) entries += list.length;
+      for (const segment of segments) if (segment) entries += segment.end - segment.start;
     }
   }
   const seen = new LastSeen(Math.ceil(entries / 2));
   const scratch = [new Uint16Array(universe), new Uint16Array(universe), new Uint16Array(universe)];
+  let sortScratch = new Float64Array(0);
   for (const path of paths) {
-    for (const day of days) {
-      const page = day.pages.get(path);
-      if (!page) continue;
+    for (let d = 0; d < days.length; d++) {
+      const day = days[d] as DayIndex;
+      const segments = pageSegments[d]?.get(path);
+      if (!segments) continue;
       for (let side = 0; side < 3; side++) {
-        const list = page.lists[side];
-        if (!list) continue;
+        const segment = segments[side];
+        if (!segment) continue;
         const last = scratch[side] as Uint16Array;
-        const values = list.values;
-        const prev = list.prev;
-        let kept = 0;
-        for (let i = 0; i < list.length; i++) {
+        const { values, prev, start, end } = segment;
+        let kept = start;
+        let changed = false;
+        for (let i = start; i < end; i++) {
           const visitor = values[i] as number;
           const previous = last[visitor] as number;
-          if (previous === day.day) continue;
+          if (previous === day.day) {
+            if (day.packed) {
+              day.unpack();
+              day.repeats = true;
+              return null;
+            }
+            continue;
+          }
+          if (prev[i] !== previous) changed = true;
           values[kept] = visitor;
           prev[kept] = previous;
           kept++;
           last[visitor] = day.day;
         }
-        list.length = kept;
+        if (day.packed) {
+          if (changed) {
+            if (sortScratch.length < end - start) sortScratch = new Float64Array(end - start);
+            sortSegmentByPrev(values, prev, start, end, sortScratch);
+          }
+        } else {
+          const list = day.pages.get(path)?.lists[side];
+          if (list) list.length = kept;
+          segment.end = kept;
+        }
       }
     }
     // Record where each visitor of this page was last seen, and clear the scratch for the next.
     const [human, ai, total] = scratch as [Uint16Array, Uint16Array, Uint16Array];
-    for (const day of days) {
-      const page = day.pages.get(path);
-      if (!page) continue;
-      for (const list of page.lists) {
-        if (!list) continue;
-        for (let i = 0; i < list.length; i++) {
-          const visitor = list.values[i] as number;
+    for (let d = 0; d < days.length; d++) {
+      const segments = pageSegments[d]?.get(path);
+      if (!segments) continue;
+      for (const segment of segments) {
+        if (!segment) continue;
+        for (let i = segment.start; i < segment.end; i++) {
+          const visitor = segment.values[i] as number;
           if (human[visitor] === 0 && ai[visitor] === 0 && total[visitor] === 0) continue;
           const slot = seen.slot(path, visitor);
           seen.setDay(slot, 0, human[visitor] as number);
@@ -63,4 +108,30 @@ export function rebuildPrevs(days: readonly DayIndex[], universe: number): LastS
     }
   }
   return seen;
+}
+
+/** A day's pages with their human, ai and total segments, whichever form the day is in. */
+function* pagesOf(day: DayIndex): Generator<[number, Array<Segment | null>]> {
+  const packed = day.packed;
+  if (!packed) {
+    for (const [path, page] of day.pages) {
+      yield [
+        path,
+        page.lists.map((list) =>
+          list ? { values: list.values, prev: list.prev, start: 0, end: list.length } : null,
+        ),
+      ];
+    }
+    return;
+  }
+  const { paths, offsets, values, prev } = packed;
+  for (let i = 0; i < paths.length; i++) {
+    const segments: Array<Segment | null> = [];
+    for (let side = 0; side < 3; side++) {
+      const start = offsets[i * 4 + side] as number;
+      const end = offsets[i * 4 + side + 1] as number;
+      segments.push(end > start ? { values, prev, start, end } : null);
+    }
+    yield [paths[i] as number, segments];
+  }
 }

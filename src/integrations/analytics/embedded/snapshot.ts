@@ -1,5 +1,5 @@
-import { CATEGORY_COUNT, DayIndex, type DayOwner, type PageEntry } from './day-index.ts';
-import { PrevList } from './prev-list.ts';
+import { CATEGORY_COUNT, DayIndex, type DayOwner, type PackedPages, sortSegmentByPrev } from './day-index.ts';
+import type { PrevList } from './prev-list.ts';
 import { VisitorSet } from './visitor-set.ts';
 
 // "DWA1": bump FORMAT when the layout changes; a snapshot of another format is ignored and the
@@ -48,18 +48,54 @@ export function deserializeDay(buffer: Buffer, owner: DayOwner): DayIndex | null
     const key = read.next();
     day.agents.set(key, read.set());
   }
-  const pages = read.next();
-  for (let i = 0; i < pages; i++) {
-    const path = read.next();
-    const mask = read.next();
-    const page: PageEntry = { lists: [null, null, null], crawlers: null };
-    for (let side = 0; side < 3; side++) if (mask & (1 << side)) page.lists[side] = read.list();
-    if (mask & 8) page.crawlers = read.set();
-    day.pages.set(path, page);
-  }
+  readPages(read, day);
   const hours = read.next();
   for (let h = 0; h < hours; h++) day.hours[h] = read.optionalSet();
   return day;
+}
+
+/**
+ * Reads a day's pages straight into the packed form (see PackedPages): one set of arrays for the
+ * day rather than two small ones per list, which took several times the day's size while a
+ * server loaded its snapshots. Lists of a day that was open when saved are sorted here.
+ */
+function readPages(read: Reader, day: DayIndex): void {
+  const n = read.next();
+  // First pass: how many members in all.
+  const start = read.offset;
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    read.next();
+    const mask = read.next();
+    for (let side = 0; side < 4; side++) if (mask & (1 << side)) total += read.skipMembers(side < 3);
+  }
+  read.offset = start;
+  const packed: PackedPages = {
+    paths: new Uint32Array(n),
+    offsets: new Uint32Array(n * 4 + 1),
+    values: new Uint32Array(total),
+    prev: new Uint16Array(total),
+    views: new Uint32Array(n * 4),
+  };
+  let scratch = new Float64Array(0);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    packed.paths[i] = read.next();
+    const mask = read.next();
+    for (let side = 0; side < 4; side++) {
+      packed.offsets[i * 4 + side] = at;
+      if ((mask & (1 << side)) === 0) continue;
+      const list = side < 3;
+      const count = read.members(packed, i * 4 + side, at, list);
+      if (list) {
+        if (scratch.length < count) scratch = new Float64Array(count);
+        sortSegmentByPrev(packed.values, packed.prev, at, at + count, scratch);
+      }
+      at += count;
+    }
+  }
+  packed.offsets[n * 4] = at;
+  day.setPacked(packed);
 }
 
 class Words {
@@ -119,6 +155,43 @@ class Reader {
     this.words = words;
   }
 
+  get offset(): number {
+    return this.position;
+  }
+
+  set offset(position: number) {
+    this.position = position;
+  }
+
+  /** Skips a set (or, `withPrev`, a list); returns its member count. */
+  skipMembers(withPrev: boolean): number {
+    this.next();
+    const n = this.next();
+    const words = n + (withPrev ? (n + 1) >> 1 : 0);
+    if (this.position + words > this.words.length) throw new Error('Analytics snapshot is truncated');
+    this.position += words;
+    return n;
+  }
+
+  /**
+   * Copies a set (or, `withPrev`, a list with its previous visits) into `packed` at `at`, its
+   * views into `views[slot]`; returns its member count.
+   */
+  members(packed: PackedPages, slot: number, at: number, withPrev: boolean): number {
+    packed.views[slot] = this.next();
+    const n = this.next();
+    const prevWords = withPrev ? (n + 1) >> 1 : 0;
+    if (this.position + n + prevWords > this.words.length) throw new Error('Analytics snapshot is truncated');
+    packed.values.set(this.words.subarray(this.position, this.position + n), at);
+    this.position += n;
+    if (withPrev) {
+      const words = this.words;
+      packed.prev.set(new Uint16Array(words.buffer, words.byteOffset + this.position * 4, n), at);
+      this.position += prevWords;
+    }
+    return n;
+  }
+
   next(): number {
     if (this.position >= this.words.length) throw new Error('Analytics snapshot is truncated');
     return this.words[this.position++] as number;
@@ -135,18 +208,6 @@ class Reader {
 
   optionalSet(): VisitorSet | null {
     return this.next() === 1 ? this.set() : null;
-  }
-
-  list(): PrevList {
-    const views = this.next();
-    const n = this.next();
-    const prevWords = (n + 1) >> 1;
-    if (this.position + n + prevWords > this.words.length) throw new Error('Analytics snapshot is truncated');
-    const visitors = this.words.slice(this.position, this.position + n);
-    this.position += n;
-    const prevBits = this.words.slice(this.position, this.position + prevWords);
-    this.position += prevWords;
-    return PrevList.from(visitors, new Uint16Array(prevBits.buffer, 0, n), views);
   }
 }
 

@@ -1,0 +1,81 @@
+// Profiles the embedded store's clipped-edge visitors export against the whole-day one, on a
+// data set built straight into the store (no HTTP, no log parsing):
+// `node bench/analytics/clipped-profile.ts [--events 2000000] [--dir DIR]`. Prints p50s.
+import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { PreparedEvent } from '../../src/domain/analytics/store.ts';
+import { EmbeddedAnalyticsStore } from '../../src/integrations/analytics/embedded/embedded-store.ts';
+import { DAY, generate, START } from './dataset.ts';
+
+const { values } = parseArgs({
+  options: { events: { type: 'string', default: '2000000' }, dir: { type: 'string' } },
+});
+const EVENTS = Number(values.events);
+const dir = values.dir ?? mkdtempSync(path.join(tmpdir(), 'dw-clipped-'));
+const file = path.join(dir, 'analytics.sqlite');
+const NOW = new Date(START + 40 * DAY);
+const open = () =>
+  new EmbeddedAnalyticsStore({ file, synchronous: 'normal', checkpointIntervalMs: 0, clock: () => NOW });
+let store = open();
+if (!values.dir) {
+  let batch: PreparedEvent[] = [];
+  const category = (c: string) =>
+    c === 'human' ? 'human' : c === 'ai' ? 'ai' : c === 'ai_crawler' ? 'ai_crawler' : 'bot';
+  for (const e of generate({ events: EVENTS, visitors: EVENTS / 10, paths: 5000, days: 30, seed: 1 })) {
+    batch.push({
+      eventKey: null,
+      timestamp: e.timestamp,
+      path: e.page,
+      visitorKey: createHash('sha256').update(`${e.ip}|${e.userAgent}`).digest().subarray(0, 16),
+      category: category(e.category) as PreparedEvent['category'],
+      purpose: null,
+      agent: 'x',
+      classifierVersion: 1,
+      userAgent: e.userAgent,
+      flags: 0,
+      status: 200,
+      referrer: null,
+    });
+    if (batch.length === 10_000) {
+      await store.append('prj', batch);
+      batch = [];
+    }
+  }
+  await store.append('prj', batch);
+  await store.close();
+  store = open();
+  process.stdout.write(`data in ${dir}\n`);
+}
+const query = (from: number, to: number) =>
+  store.pages('prj', {
+    range: { from, to },
+    measure: 'visitors',
+    limit: 50,
+    offset: 0,
+    countAiCrawlersAsAi: false,
+  });
+let t = performance.now();
+await query(START, START + 20 * DAY);
+process.stdout.write(
+  `first query ${(performance.now() - t).toFixed(0)} ms; rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB, peak ${(process.resourceUsage().maxRSS / 1e3).toFixed(0)} MB, ${JSON.stringify(Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1e6)])))}\n`,
+);
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+for (const [name, shift] of [
+  ['whole', 0],
+  ['+02:00', -2 * 3_600_000],
+] as const) {
+  const times: number[] = [];
+  for (let i = 0; i < (name === 'whole' ? 8 : 30); i++) {
+    const from = START + (2 + (i % 8)) * DAY + shift + (i >= 8 ? i * 60_000 : 0);
+    t = performance.now();
+    await query(from, from + 20 * DAY);
+    times.push(performance.now() - t);
+  }
+  process.stdout.write(
+    `${name}: p50 ${p50(times).toFixed(1)} ms (${times.map((x) => x.toFixed(0)).join(', ')})\n`,
+  );
+}
+await store.close();

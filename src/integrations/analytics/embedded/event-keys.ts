@@ -1,0 +1,91 @@
+import type { AnalyticsDatabase } from './analytics-database.ts';
+import { KeySet } from './key-set.ts';
+import { type Chunk, ViewCursor } from './record.ts';
+
+/** Most idempotency keys kept in memory across days by default (16 bytes each at most). */
+export const DEFAULT_KEY_CACHE = 4_000_000;
+
+/** One number per (project, day), for maps keyed by both. */
+export function dayId(project: number, day: number): number {
+  return project * 1_000_000 + day;
+}
+
+/**
+ * An event key (a latin1 digest, see PreparedEvent.eventKey) as the two words a record keeps:
+ * the little-endian words of its first 8 bytes; (0, 0) means "no key", so it becomes (1, 0).
+ */
+export function eventKeyWords(key: string): [lo: number, hi: number] {
+  const lo =
+    (key.charCodeAt(0) | (key.charCodeAt(1) << 8) | (key.charCodeAt(2) << 16) | (key.charCodeAt(3) << 24)) >>>
+    0;
+  const hi =
+    (key.charCodeAt(4) | (key.charCodeAt(5) << 8) | (key.charCodeAt(6) << 16) | (key.charCodeAt(7) << 24)) >>>
+    0;
+  return lo === 0 && hi === 0 ? [1, 0] : [lo, hi];
+}
+
+/**
+ * The idempotency cache: the stored event keys of recent (project, day)s, each day's read from
+ * its chunks the first time a batch brings a keyed event for it, least recently used evicted
+ * past `limit` keys. A retried batch finds its keys here and adds no duplicate.
+ */
+export class EventKeyCache {
+  private readonly sets = new Map<number, KeySet>();
+  private cached = 0;
+  private readonly db: AnalyticsDatabase;
+  private readonly limit: number;
+
+  constructor(db: AnalyticsDatabase, limit = DEFAULT_KEY_CACHE) {
+    this.db = db;
+    this.limit = limit;
+  }
+
+  get size(): number {
+    return this.sets.size;
+  }
+
+  /** The stored keys of a (project, day), read from its chunks the first time. */
+  keysOf(project: number, day: number): KeySet {
+    const id = dayId(project, day);
+    const cached = this.sets.get(id);
+    if (cached) {
+      // Most recently used last: eviction takes the oldest first.
+      this.sets.delete(id);
+      this.sets.set(id, cached);
+      return cached;
+    }
+    const keys = new KeySet();
+    for (const chunk of this.db.chunks.day(project, day, Number.MAX_SAFE_INTEGER)) addKeys(keys, chunk);
+    this.sets.set(id, keys);
+    this.cached += keys.size;
+    for (const [oldId, old] of this.sets) {
+      if (this.cached <= this.limit || oldId === id) break;
+      this.sets.delete(oldId);
+      this.cached -= old.size;
+    }
+    return keys;
+  }
+
+  /** A key was added to a set `keysOf` returned. */
+  added(): void {
+    this.cached++;
+  }
+
+  /** Takes a stored chunk's keys into its day's set, if cached and not `hasKeys` (filled already). */
+  apply(chunk: Chunk, hasKeys?: KeySet): void {
+    const keys = this.sets.get(dayId(chunk.project, chunk.day));
+    if (!keys || keys === hasKeys) return;
+    const before = keys.size;
+    addKeys(keys, chunk);
+    this.cached += keys.size - before;
+  }
+
+  clear(): void {
+    this.sets.clear();
+    this.cached = 0;
+  }
+}
+
+function addKeys(keys: KeySet, chunk: Chunk): void {
+  for (const v = new ViewCursor(chunk); v.next(); ) if (v.hasKey) keys.add(v.keyLo, v.keyHi);
+}

@@ -1,0 +1,139 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../../domain/clock.ts';
+import type { AnalyticsDatabase } from './analytics-database.ts';
+import { DAY_MS, type DayIndex } from './day-index.ts';
+import { ProjectIndex } from './project-index.ts';
+import type { Chunk } from './record.ts';
+import { deserializeDay, serializeDay } from './snapshot.ts';
+
+/** The old days are packed again every this many views applied (see `apply`). */
+export const BULK_TRIM_THRESHOLD = 100_000;
+
+/**
+ * The projects' in-memory indexes, loaded on first query from their checkpoints plus the chunks
+ * after them, then kept up to date chunk by chunk; and their checkpoints, written on a timer
+ * and on close.
+ */
+export class ProjectIndexes {
+  /** Every loaded index reflects exactly the views with seq ≤ tailSeq. */
+  tailSeq = 0;
+  private readonly loaded = new Map<number, ProjectIndex>();
+  /** Views applied since the old days were last packed (see `apply`). */
+  private sinceTrim = 0;
+  private readonly db: AnalyticsDatabase;
+  private readonly clock: Clock;
+  private readonly logger: Logger | undefined;
+
+  constructor(db: AnalyticsDatabase, clock: Clock, logger: Logger | undefined) {
+    this.db = db;
+    this.clock = clock;
+    this.logger = logger;
+    this.tailSeq = db.chunks.maxSeq();
+  }
+
+  get size(): number {
+    return this.loaded.size;
+  }
+
+  /**
+   * Takes a stored chunk into its project's index, if loaded. Every BULK_TRIM_THRESHOLD views
+   * so taken, the old days are packed again, all but the chunk's: a replay from the log, or a
+   * backfill through the API, opens one old day after another, and an open day takes several
+   * times its packed size (a month of them open at once was most of a server's peak memory).
+   */
+  apply(chunk: Chunk): void {
+    const index = this.loaded.get(chunk.project);
+    if (!index) return;
+    index.addChunk(chunk);
+    this.sinceTrim += chunk.count;
+    if (this.sinceTrim >= BULK_TRIM_THRESHOLD) {
+      this.trimOldDays(chunk.day);
+      this.sinceTrim = 0;
+    }
+  }
+
+  forget(projectNo: number): void {
+    this.loaded.delete(projectNo);
+  }
+
+  clear(): void {
+    this.loaded.clear();
+  }
+
+  /** The project's index as of `tailSeq`: loaded (or rebuilt, if its views were rewritten). */
+  get(projectNo: number): ProjectIndex {
+    const generation = this.db.checkpoints.generation(projectNo);
+    const existing = this.loaded.get(projectNo);
+    if (existing) {
+      if (existing.generation === generation) return existing;
+      // The views were rewritten (reclassified) since this index was built: build it again.
+      this.loaded.delete(projectNo);
+    }
+    let index = new ProjectIndex(projectNo);
+    const days: DayIndex[] = [];
+    let unreadable = false;
+    let covered = this.db.checkpoints.load(projectNo, (data) => {
+      const day = deserializeDay(data, index);
+      if (day) days.push(day);
+      else unreadable = true;
+      return !unreadable;
+    });
+    if (unreadable || days.some((day) => day.lastSeq > covered)) {
+      // An unreadable snapshot: rebuild this project from the log alone.
+      this.logger?.warn({ projectNo }, 'analytics snapshot unreadable; rebuilding from events');
+      index = new ProjectIndex(projectNo);
+      covered = 0;
+    } else {
+      for (const day of days) index.setDay(day);
+    }
+    // Snapshots hold the lists with their previous visits; the last-seen table is rebuilt.
+    if (index.days.size > 0) index.reorder(this.db.visitorUniverse(), this.yesterday());
+    index.generation = generation;
+    this.loaded.set(projectNo, index);
+    this.replay(this.db.chunks.projectAfter(projectNo, covered, this.tailSeq));
+    return index;
+  }
+
+  /**
+   * Takes chunks, in seq order, into the loaded indexes (and hands each to `also`); after a
+   * long replay (an index built from the log, an import caught up with) every old day is packed.
+   */
+  replay(chunks: Iterable<Chunk>, also?: (chunk: Chunk) => void): void {
+    let replayed = 0;
+    for (const chunk of chunks) {
+      also?.(chunk);
+      this.apply(chunk);
+      replayed += chunk.count;
+    }
+    if (replayed >= BULK_TRIM_THRESHOLD) this.trimOldDays();
+  }
+
+  /** Writes snapshots of the days of every loaded index changed since its last checkpoint. */
+  checkpoint(): void {
+    const today = Math.floor(this.clock().getTime() / DAY_MS);
+    for (const index of this.loaded.values()) {
+      this.db.checkpoints.save(index.projectNo, this.tailSeq, index.generation, function* (stored) {
+        for (const day of index.days.values()) {
+          if (day.lastSeq <= stored) continue;
+          if (day.day < today - 1) day.trim();
+          yield { day: day.day, data: serializeDay(day) };
+        }
+      });
+    }
+  }
+
+  /** Days before yesterday (UTC) rarely change: they are kept packed. */
+  yesterday(): number {
+    return Math.floor(this.clock().getTime() / DAY_MS) - 1;
+  }
+
+  /** Packs the open days before yesterday, but `except`. */
+  trimOldDays(except = -1): void {
+    const yesterday = this.yesterday();
+    for (const index of this.loaded.values()) {
+      for (const day of index.days.values()) {
+        if (day.day < yesterday && day.day !== except && !day.packed) day.trim();
+      }
+    }
+  }
+}
