@@ -9,7 +9,7 @@ import {
   type AnalyticsSettings,
   type AnalyticsSettingsStore,
   type AnalyticsStore,
-  DEFAULT_ANALYTICS_SETTINGS,
+  completeAnalyticsSettings,
   type SaltStore,
 } from '../../src/domain/analytics/store.ts';
 import type { Clock } from '../../src/domain/clock.ts';
@@ -125,7 +125,7 @@ export class MemoryAnalyticsMetadata implements SaltStore, AnalyticsSettingsStor
   }
 
   async settings(projectId: string): Promise<AnalyticsSettings> {
-    return this.saved.get(projectId) ?? { ...DEFAULT_ANALYTICS_SETTINGS };
+    return completeAnalyticsSettings(this.saved.get(projectId));
   }
 
   async saveSettings(projectId: string, settings: AnalyticsSettings): Promise<void> {

@@ -5,7 +5,7 @@ import {
   saveAnalyticsSettings,
 } from '../../storage/queries/analytics-settings.ts';
 import { type Clock, iso } from '../clock.ts';
-import { type AnalyticsSettings, type AnalyticsSettingsStore, DEFAULT_ANALYTICS_SETTINGS } from './store.ts';
+import { type AnalyticsSettings, type AnalyticsSettingsStore, completeAnalyticsSettings } from './store.ts';
 
 /**
  * Each project's analytics settings in the main database, as JSON text: one primary-key read
@@ -41,7 +41,6 @@ export class DatabaseSettingsStore implements AnalyticsSettingsStore {
 
 /** Stored settings (JSON text, possibly from an older version with fewer fields) with defaults. */
 export function parseAnalyticsSettings(stored: string | undefined): AnalyticsSettings {
-  if (stored === undefined) return { ...DEFAULT_ANALYTICS_SETTINGS };
-  const parsed = JSON.parse(stored) as Partial<AnalyticsSettings>;
-  return { ...DEFAULT_ANALYTICS_SETTINGS, ...parsed };
+  if (stored === undefined) return completeAnalyticsSettings(null);
+  return completeAnalyticsSettings(JSON.parse(stored) as Partial<AnalyticsSettings>);
 }
