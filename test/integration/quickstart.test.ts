@@ -55,8 +55,11 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     expect(first.out).toContain(
       'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)\n',
     );
+    // Analytics go where the main database is: the embedded engine beside SQLite, PostgreSQL beside PostgreSQL.
     expect(first.out).toContain(
-      `Storage: ${testBackend === 'sqlite' ? `SQLite in ${database.dir}` : 'PostgreSQL'}; analytics: embedded (${database.dir}/analytics.sqlite)`,
+      testBackend === 'sqlite'
+        ? `Storage: SQLite in ${database.dir}; analytics: embedded (${database.dir}/analytics.sqlite)`
+        : `Storage: PostgreSQL; analytics: PostgreSQL (127.0.0.1:5432/postgres, schema ${database.env.DOCWRIGHT_DATABASE_SCHEMA})`,
     );
 
     // The default project is a real git repository copied from the example site.
