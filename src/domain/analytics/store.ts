@@ -172,12 +172,16 @@ export interface SeriesPoint {
 
 export interface BreakdownQuery {
   range: TimeRange;
+  /** Agent name → operator (see `agentOperators`), applied at query time. */
+  operatorOf: OperatorOf;
 }
 
 export interface Breakdown {
   categories: Array<{ category: Category; visitors: number; views: number }>;
   /** Ordered by visitors descending, then agent ascending. */
   agents: Array<{ agent: string; category: Category; visitors: number; views: number }>;
+  /** Every view whose agent has an operator, by operator (see OperatorRow). */
+  operators: OperatorRow[];
 }
 
 export interface AnalyticsSettings {

@@ -1,3 +1,4 @@
+import { agentOperators } from '../../../src/domain/analytics/agent-list.ts';
 import { CATEGORIES, type Purpose } from '../../../src/domain/analytics/categories.ts';
 import { acceptsMarkdown, classify } from '../../../src/domain/analytics/classifier.ts';
 import { normalisePath } from '../../../src/domain/analytics/paths.ts';
@@ -128,8 +129,11 @@ export class ReferenceAnalytics {
     return points;
   }
 
-  /** Every category, and every (agent, category) seen, with distinct visitors and views. */
-  breakdown(range: TimeRange): Breakdown {
+  /**
+   * Every category, every (agent, category) seen, and every operator (by the agent list's
+   * operators unless given), with distinct visitors and views.
+   */
+  breakdown(range: TimeRange, operatorOf: OperatorOf = agentOperators()): Breakdown {
     const rows = this.inRange(range);
     const tally = (subset: Row[]) => ({
       visitors: new Set(subset.map((r) => r.visitor)).size,
@@ -150,7 +154,7 @@ export class ReferenceAnalytics {
         };
       })
       .sort((a, b) => b.visitors - a.visitors || byText(a.agent, b.agent) || byText(a.category, b.category));
-    return { categories, agents };
+    return { categories, agents, operators: this.operators(range, operatorOf) };
   }
 
   /**
