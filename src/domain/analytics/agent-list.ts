@@ -38,3 +38,14 @@ export const AGENT_PATTERNS: readonly AgentPattern[] = build();
 export function agentListFingerprint(): string {
   return createHash('sha256').update(JSON.stringify(AGENT_PATTERNS)).digest('hex').slice(0, 16);
 }
+
+/**
+ * Each named agent's operator, for the exports' operator breakdown: looked up by the agent name
+ * stored with a view, at query time, so a list update applies to views already stored.
+ */
+export function agentOperators(patterns: readonly AgentPattern[] = AGENT_PATTERNS): Map<string, string> {
+  const operators = new Map<string, string>();
+  for (const p of patterns)
+    if (p.operator !== null && !operators.has(p.name)) operators.set(p.name, p.operator);
+  return operators;
+}

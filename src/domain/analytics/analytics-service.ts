@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { invalid } from '../errors.ts';
+import { agentOperators } from './agent-list.ts';
 import { CLASSIFIER_VERSION, classify } from './classifier.ts';
 import { SALT_ROTATIONS, type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
@@ -43,6 +44,8 @@ export type { AnalyticsSettingsChange } from './store.ts';
 /** Docs analytics: ingestion from every source, and the exports, per project. */
 export class AnalyticsService {
   readonly store: AnalyticsStore;
+  /** The agent list's operators, passed to every breakdown (the list is the classifier's). */
+  private readonly operatorOf = agentOperators();
   private readonly salts: SaltStore;
   private readonly settingsStore: AnalyticsSettingsStore;
   readonly maxBatch: number;
@@ -148,7 +151,7 @@ export class AnalyticsService {
   }
 
   breakdown(projectId: string, params: { range: TimeRange }): Promise<Breakdown> {
-    return this.store.breakdown(projectId, params);
+    return this.store.breakdown(projectId, { ...params, operatorOf: this.operatorOf });
   }
 
   settings(projectId: string): Promise<AnalyticsSettings> {

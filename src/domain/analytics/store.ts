@@ -119,6 +119,33 @@ export interface Counts {
   total: number;
 }
 
+/**
+ * Distinct visitors (or views, for the views measure) among the views of AI agents (categories
+ * `ai` and `ai_crawler`) with each purpose, whatever `countAiCrawlersAsAi` says: with the default
+ * setting `aiAssistant` equals `ai`, and the other three show the crawler traffic that `ai` and
+ * `total` leave out. (Being added to `Counts` backend by backend; see docs/analytics.md.)
+ */
+export interface PurposeSplit {
+  aiAssistant: number;
+  aiSearch: number;
+  aiTraining: number;
+  aiOther: number;
+}
+
+/**
+ * One operator's traffic in a breakdown: every view whose agent the agent list gives that
+ * operator, with distinct visitors across all of its agents. Ordered by visitors descending,
+ * then operator ascending.
+ */
+export interface OperatorRow {
+  operator: string;
+  visitors: number;
+  views: number;
+}
+
+/** Agent name → operator, from the agent list at query time (so list updates apply). */
+export type OperatorOf = ReadonlyMap<string, string>;
+
 export interface PageRow extends Counts {
   path: string;
 }
@@ -145,12 +172,16 @@ export interface SeriesPoint {
 
 export interface BreakdownQuery {
   range: TimeRange;
+  /** Agent name → operator (see `agentOperators`), applied at query time. */
+  operatorOf: OperatorOf;
 }
 
 export interface Breakdown {
   categories: Array<{ category: Category; visitors: number; views: number }>;
   /** Ordered by visitors descending, then agent ascending. */
   agents: Array<{ agent: string; category: Category; visitors: number; views: number }>;
+  /** Every view whose agent has an operator, by operator (see OperatorRow). */
+  operators: OperatorRow[];
 }
 
 export interface AnalyticsSettings {

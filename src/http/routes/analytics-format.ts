@@ -66,6 +66,8 @@ export function sendBreakdownCsv(reply: FastifyReply, breakdown: Breakdown) {
   const lines: Array<Array<string | number>> = [['kind', 'name', 'category', 'visitors', 'views']];
   for (const c of breakdown.categories) lines.push(['category', c.category, c.category, c.visitors, c.views]);
   for (const a of breakdown.agents) lines.push(['agent', a.agent, a.category, a.visitors, a.views]);
+  // Operators span categories: their category cell is empty.
+  for (const o of breakdown.operators) lines.push(['operator', o.operator, '', o.visitors, o.views]);
   return reply.type('text/csv; charset=utf-8').send(csv(lines));
 }
 

@@ -66,6 +66,17 @@ export const BreakdownReport = Type.Object({
       views: Type.Integer(),
     }),
   ),
+  operators: Type.Array(
+    Type.Object({
+      operator: Type.String({ description: 'Who runs the agents (OpenAI, Anthropic, Google, …).' }),
+      visitors: Type.Integer({ description: "Distinct visitors across all of the operator's agents." }),
+      views: Type.Integer(),
+    }),
+    {
+      description:
+        'Every view whose agent has an operator in the agent list (any category: AI agents, search engines, …), grouped by operator. The operator is looked up from the agent list when the export is answered, so list updates and reclassification apply. Ordered by visitors descending, then operator ascending.',
+    },
+  ),
 });
 
 const dateParam = (name: string, bound: string) =>

@@ -228,10 +228,19 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
     const breakdown = (await (await get('/breakdown')).json()) as {
       categories: unknown[];
       agents: unknown[];
+      operators: unknown[];
     };
     expect(breakdown.categories).toContainEqual({ category: 'ai_crawler', visitors: 1, views: 1 });
     expect(breakdown.agents).toContainEqual({ agent: 'Claude Code', category: 'ai', visitors: 1, views: 1 });
     expect(breakdown.agents).toContainEqual({ agent: 'curl', category: 'ai', visitors: 1, views: 1 });
+    // curl has no operator; Claude Code is Anthropic's, GPTBot OpenAI's.
+    expect(breakdown.operators).toEqual([
+      { operator: 'Anthropic', visitors: 1, views: 1 },
+      { operator: 'OpenAI', visitors: 1, views: 1 },
+    ]);
+    const breakdownCsv = (await (await get('/breakdown', { accept: 'text/csv' })).text()).split('\r\n');
+    expect(breakdownCsv[0]).toBe('kind,name,category,visitors,views');
+    expect(breakdownCsv).toContain('operator,OpenAI,,1,1');
     expect((await get('/timeseries?interval=week')).status).toBe(400);
   });
 

@@ -195,6 +195,13 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
     const agents = (await tableRows(page, '[data-testid=breakdown] .breakdown__agents')).map((r) => r[0]);
     expect(agents.sort()).toEqual(breakdown.agents.map((a) => a.agent).sort());
     expect(agents).toContain('Claude Code');
+    // …and the operators the API names, with the same visitors.
+    const { operators } = await api<{ operators: { operator: string; visitors: number }[] }>('breakdown');
+    const operatorRows = await tableRows(page, '[data-testid=breakdown] .breakdown__operators');
+    expect(operatorRows.map((r) => [r[0], number(r[1] ?? '')])).toEqual(
+      operators.map((o) => [o.operator, o.visitors]),
+    );
+    expect(operators.map((o) => o.operator)).toContain('Anthropic');
 
     // The install guide has this project's values.
     const guide = await page.locator('.install').textContent();

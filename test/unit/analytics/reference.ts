@@ -1,10 +1,14 @@
-import { CATEGORIES } from '../../../src/domain/analytics/categories.ts';
+import { agentOperators } from '../../../src/domain/analytics/agent-list.ts';
+import { CATEGORIES, type Purpose } from '../../../src/domain/analytics/categories.ts';
 import { acceptsMarkdown, classify } from '../../../src/domain/analytics/classifier.ts';
 import { normalisePath } from '../../../src/domain/analytics/paths.ts';
 import type {
   Breakdown,
   Counts,
+  OperatorOf,
+  OperatorRow,
   PageRow,
+  PurposeSplit,
   SeriesPoint,
   TimeRange,
 } from '../../../src/domain/analytics/store.ts';
@@ -26,6 +30,7 @@ interface Row {
   path: string;
   visitor: string;
   category: string;
+  purpose: Purpose | null;
   agent: string;
 }
 
@@ -58,14 +63,14 @@ export class ReferenceAnalytics {
         }
         this.ids.add(key);
       }
-      const { category, agent } = classify(e.userAgent, {
+      const { category, purpose, agent } = classify(e.userAgent, {
         markdownPath: page.markdownPath,
         acceptsMarkdown: acceptsMarkdown(e.accept),
         llmsTxt: page.llmsTxt,
       });
       const day = new Date(ts).toISOString().slice(0, 10);
       const visitor = e.visitorId !== undefined ? `id:${e.visitorId}` : `${day}|${e.ip}|${e.userAgent}`;
-      this.rows.push({ ts, path: page.path, visitor, category, agent });
+      this.rows.push({ ts, path: page.path, visitor, category, purpose, agent });
       accepted++;
     }
     return { accepted, duplicates };
@@ -124,8 +129,11 @@ export class ReferenceAnalytics {
     return points;
   }
 
-  /** Every category, and every (agent, category) seen, with distinct visitors and views. */
-  breakdown(range: TimeRange): Breakdown {
+  /**
+   * Every category, every (agent, category) seen, and every operator (by the agent list's
+   * operators unless given), with distinct visitors and views.
+   */
+  breakdown(range: TimeRange, operatorOf: OperatorOf = agentOperators()): Breakdown {
     const rows = this.inRange(range);
     const tally = (subset: Row[]) => ({
       visitors: new Set(subset.map((r) => r.visitor)).size,
@@ -146,7 +154,53 @@ export class ReferenceAnalytics {
         };
       })
       .sort((a, b) => b.visitors - a.visitors || byText(a.agent, b.agent) || byText(a.category, b.category));
-    return { categories, agents };
+    return { categories, agents, operators: this.operators(range, operatorOf) };
+  }
+
+  /**
+   * The purpose split of the totals and of each page with `total > 0` (keyed by path): distinct
+   * visitors (or views) among AI views (`ai` and `ai_crawler`) per purpose, whatever the
+   * crawler setting says.
+   */
+  purposes(
+    range: TimeRange,
+    measure: 'visitors' | 'views',
+  ): { totals: PurposeSplit; pages: Map<string, PurposeSplit> } {
+    const inRange = this.inRange(range);
+    const split = (rows: Row[]): PurposeSplit => {
+      const ai = rows.filter((r) => r.category === 'ai' || r.category === 'ai_crawler');
+      const of = (purpose: Purpose) => {
+        const subset = ai.filter((r) => r.purpose === purpose);
+        return measure === 'views' ? subset.length : new Set(subset.map((r) => r.visitor)).size;
+      };
+      return {
+        aiAssistant: of('assistant'),
+        aiSearch: of('search'),
+        aiTraining: of('training'),
+        aiOther: of('other'),
+      };
+    };
+    const pages = new Map<string, PurposeSplit>();
+    for (const path of new Set(inRange.map((r) => r.path)))
+      pages.set(path, split(inRange.filter((r) => r.path === path)));
+    return { totals: split(inRange), pages };
+  }
+
+  /** Every operator with views in the range, by the agent name → operator mapping given. */
+  operators(range: TimeRange, operatorOf: OperatorOf): OperatorRow[] {
+    const byOperator = new Map<string, Row[]>();
+    for (const r of this.inRange(range)) {
+      const operator = operatorOf.get(r.agent);
+      if (operator === undefined) continue;
+      byOperator.set(operator, [...(byOperator.get(operator) ?? []), r]);
+    }
+    return [...byOperator]
+      .map(([operator, rows]) => ({
+        operator,
+        visitors: new Set(rows.map((r) => r.visitor)).size,
+        views: rows.length,
+      }))
+      .sort((a, b) => b.visitors - a.visitors || byText(a.operator, b.operator));
   }
 
   private inRange(range: TimeRange): Row[] {

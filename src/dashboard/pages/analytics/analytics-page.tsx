@@ -378,8 +378,8 @@ function BreakdownSection({
       title="Who reads"
       description={
         crawlersAsAi === null
-          ? 'By kind of reader and by agent.'
-          : `By kind of reader and by agent. AI crawlers ${crawlersAsAi ? 'count' : 'do not count'} as AI in the totals (a setting).`
+          ? 'By kind of reader, by operator and by agent.'
+          : `By kind of reader, by operator and by agent. AI crawlers ${crawlersAsAi ? 'count' : 'do not count'} as AI in the totals (a setting).`
       }
     >
       <QueryView query={breakdown} label="Loading the breakdown">
@@ -398,16 +398,32 @@ function BreakdownTables({ breakdown }: { breakdown: Breakdown }) {
   if (categories.length === 0) return <EmptyState title="No readers on these days" />;
   return (
     <div className="breakdown" data-testid="breakdown">
-      <NumbersTable
-        caption="Readers by kind"
-        rows={categories}
-        rowKey={(row) => row.category}
-        columns={[
-          { header: 'Kind', cell: (row) => CATEGORY_LABEL[row.category] ?? row.category },
-          { header: 'Visitors', cell: (row) => fmt(row.visitors), align: 'end' },
-          { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },
-        ]}
-      />
+      <div className="breakdown__kinds">
+        <NumbersTable
+          caption="Readers by kind"
+          rows={categories}
+          rowKey={(row) => row.category}
+          columns={[
+            { header: 'Kind', cell: (row) => CATEGORY_LABEL[row.category] ?? row.category },
+            { header: 'Visitors', cell: (row) => fmt(row.visitors), align: 'end' },
+            { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },
+          ]}
+        />
+        {breakdown.operators.length > 0 && (
+          <div className="breakdown__operators">
+            <NumbersTable
+              caption="Readers by operator (all of its agents: assistants, crawlers, search)"
+              rows={breakdown.operators}
+              rowKey={(row) => row.operator}
+              columns={[
+                { header: 'Operator', cell: (row) => <span className="wrap">{row.operator}</span> },
+                { header: 'Visitors', cell: (row) => fmt(row.visitors), align: 'end' },
+                { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },
+              ]}
+            />
+          </div>
+        )}
+      </div>
       {breakdown.agents.length > 0 && (
         <div className="breakdown__agents">
           <NumbersTable

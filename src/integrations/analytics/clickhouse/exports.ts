@@ -168,5 +168,19 @@ export async function breakdown(
       views: Number(r.views),
     }))
     .sort((a, b) => b.visitors - a.visitors || byText(a.agent, b.agent) || byText(a.category, b.category));
-  return { categories, agents };
+  // Operators over the agents seen in the range: distinct visitors across each one's agents.
+  const named = [...new Set(agents.map((a) => a.agent))].filter((name) => query.operatorOf.has(name));
+  const operators =
+    named.length === 0
+      ? []
+      : (
+          await connection.query<{ operator: string; visitors: string; views: string }>(
+            `SELECT transform(agent, ${literal(named)}, ${literal(named.map((name) => query.operatorOf.get(name) as string))}, '') AS operator,
+                uniqExact(visitor_hi, visitor_lo) AS visitors, count() AS views
+              FROM ${connection.db}.views WHERE ${where} AND has(${literal(named)}, agent) GROUP BY operator`,
+          )
+        )
+          .map((r) => ({ operator: r.operator, visitors: Number(r.visitors), views: Number(r.views) }))
+          .sort((a, b) => b.visitors - a.visitors || byText(a.operator, b.operator));
+  return { categories, agents, operators };
 }

@@ -115,7 +115,7 @@ export class RangeQueries {
       for (let code = 0; code < CATEGORY_COUNT; code++) {
         categories.push({ category: categoryFromCode(code), visitors: 0, views: 0 });
       }
-      return { categories, agents };
+      return { categories, agents, operators: [] };
     }
     const db = this.source.database();
     const universe = db.visitorUniverse();
@@ -135,9 +135,17 @@ export class RangeQueries {
         else byAgent.set(key, [set]);
       }
     }
+    const byOperator = new Map<string, VisitorSet[]>();
     for (const [key, sets] of byAgent) {
+      const name = db.agents.nameOf(Math.floor(key / 8));
+      const operator = query.operatorOf.get(name);
+      if (operator !== undefined) {
+        const list = byOperator.get(operator);
+        if (list) list.push(...sets);
+        else byOperator.set(operator, [...sets]);
+      }
       agents.push({
-        agent: db.agents.nameOf(Math.floor(key / 8)),
+        agent: name,
         category: categoryFromCode(key % 8) as Category,
         visitors: distinctCount(this.marks, universe, sets),
         views: sets.reduce((sum, set) => sum + set.views, 0),
@@ -147,7 +155,16 @@ export class RangeQueries {
       (a, b) =>
         b.visitors - a.visitors || compareText(a.agent, b.agent) || compareText(a.category, b.category),
     );
-    return { categories, agents };
+    const operators: Breakdown['operators'] = [];
+    for (const [operator, sets] of byOperator) {
+      operators.push({
+        operator,
+        visitors: distinctCount(this.marks, universe, sets),
+        views: sets.reduce((sum, set) => sum + set.views, 0),
+      });
+    }
+    operators.sort((a, b) => b.visitors - a.visitors || compareText(a.operator, b.operator));
+    return { categories, agents, operators };
   }
 
   private plan(projectId: string, range: TimeRange): RangePlan | null {

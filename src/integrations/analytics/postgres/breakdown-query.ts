@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { CATEGORIES, type Category, categoryFromCode } from '../../../domain/analytics/categories.ts';
-import type { Breakdown } from '../../../domain/analytics/store.ts';
+import type { Breakdown, OperatorOf } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
 import { rawRange, type Span } from './range.ts';
 
@@ -12,9 +12,14 @@ export async function breakdown(
   agentNames: Dictionary,
   project: number,
   span: Span | null,
+  operatorOf: OperatorOf,
 ): Promise<Breakdown> {
   if (span === null) {
-    return { categories: CATEGORIES.map((category) => ({ category, visitors: 0, views: 0 })), agents: [] };
+    return {
+      categories: CATEGORIES.map((category) => ({ category, visitors: 0, views: 0 })),
+      agents: [],
+      operators: [],
+    };
   }
   const range = rawRange(span.from, span.to, 2);
   const result = await db.query<{ agent: number | null; category: number; visitors: number; views: number }>(
@@ -47,7 +52,27 @@ export async function breakdown(
   agents.sort(
     (a, b) => b.visitors - a.visitors || compareText(a.agent, b.agent) || compareText(a.category, b.category),
   );
-  return { categories, agents };
+  // Operators over the agents seen in the range: distinct visitors across each one's agents.
+  const operatorAgents = [...names].filter(([, name]) => operatorOf.has(name));
+  const operators: Breakdown['operators'] = [];
+  if (operatorAgents.length > 0) {
+    const byOperator = await db.query<{ operator: string; visitors: number; views: number }>(
+      `select m.operator, count(distinct v.visitor)::int4 as visitors, count(*)::int4 as views
+         from analytics_views v
+         join unnest($2::int4[], $3::text[]) as m(agent, operator) on m.agent = v.agent
+        where v.project = $1 and ${rawRange(span.from, span.to, 4).sql}
+        group by m.operator`,
+      [
+        project,
+        operatorAgents.map(([id]) => id),
+        operatorAgents.map(([, name]) => operatorOf.get(name) as string),
+        ...range.values,
+      ],
+    );
+    operators.push(...byOperator.rows);
+    operators.sort((a, b) => b.visitors - a.visitors || compareText(a.operator, b.operator));
+  }
+  return { categories, agents, operators };
 }
 
 function compareText(a: string, b: string): number {

@@ -134,7 +134,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   async breakdown(projectId: string, query: BreakdownQuery): Promise<Breakdown> {
     const project = await this.projects.numberOf(this.pool, projectId, false);
     const span = project === null ? null : await resolveSpan(this.pool, project, query.range);
-    return breakdown(this.pool, this.dictionaries.agents, project ?? 0, span);
+    return breakdown(this.pool, this.dictionaries.agents, project ?? 0, span, query.operatorOf);
   }
 
   async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
