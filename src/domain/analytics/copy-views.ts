@@ -1,4 +1,4 @@
-import type { AnalyticsStore, ViewScanner } from './store.ts';
+import { type AnalyticsStore, decodeScanCursor, nextScanCursor, type ViewScanner } from './store.ts';
 
 /** Where a copy stands, kept between runs so an interrupted copy resumes (see `copyViews`). */
 export interface CopyCheckpoint {
@@ -10,7 +10,7 @@ export interface CopyCheckpoint {
    * Set just before a batch is appended to the target, cleared once the batch is in: the
    * batch's end position and the target's view count before it.
    */
-  pending: { next: string | null; size: number; targetCountBefore: number } | null;
+  pending: { end: string | null; size: number; targetCountBefore: number } | null;
   done: boolean;
 }
 
@@ -64,27 +64,40 @@ export async function copyViews(options: CopyOptions): Promise<CopyProgress> {
     checkpoint =
       now !== pending.targetCountBefore
         ? {
-            cursor: pending.next,
+            cursor: pending.end,
             copied: checkpoint.copied + pending.size,
             pending: null,
-            done: pending.next === null,
+            done: false,
           }
         : { ...checkpoint, pending: null };
     await checkpoints.save(checkpoint);
   }
   options.onProgress?.({ copied: checkpoint.copied, total });
+  // A finished copy run again continues from its end: views that arrived since are copied.
+  checkpoint.done = false;
   while (!checkpoint.done) {
     const page = await source.scan(projectId, checkpoint.cursor, batchSize);
     if (page.views.length > 0) {
       const targetCountBefore = await target.countViews(projectId);
       await checkpoints.save({
         ...checkpoint,
-        pending: { next: page.next, size: page.views.length, targetCountBefore },
+        pending: {
+          end:
+            page.next ?? nextScanCursor(decodeScanCursor(checkpoint.cursor), page.views, page.views.length),
+          size: page.views.length,
+          targetCountBefore,
+        },
       });
       await target.append(projectId, page.views);
     }
+    // After the last page, the position after its views (not "the start"), for a later run.
+    const end =
+      page.next ??
+      (page.views.length > 0
+        ? nextScanCursor(decodeScanCursor(checkpoint.cursor), page.views, page.views.length)
+        : checkpoint.cursor);
     checkpoint = {
-      cursor: page.next,
+      cursor: end,
       copied: checkpoint.copied + page.views.length,
       pending: null,
       done: page.next === null,

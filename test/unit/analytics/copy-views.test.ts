@@ -117,16 +117,25 @@ for (const [from, to] of PAIRS) {
       const target = await open(to);
       await source.append('p', views(120));
       await source.append('other', views(5));
+      const checkpoints = new MemoryCheckpoints();
       const result = await copyViews({
         projectId: 'p',
         source,
         target,
-        checkpoints: new MemoryCheckpoints(),
+        checkpoints,
         batchSize: 17,
       });
       expect(result).toEqual({ copied: 120, total: 120 });
       expect(await target.countViews('p')).toBe(120);
       expect(await target.countViews('other')).toBe(0);
+      expect(await exportsOf(target, 'p')).toEqual(await exportsOf(source, 'p'));
+
+      // Run again after newer views arrived at the source: only those are copied.
+      const later = views(30).map((v) => ({ ...v, timestamp: v.timestamp + 40 * 24 * HOUR }));
+      await source.append('p', later);
+      const again = await copyViews({ projectId: 'p', source, target, checkpoints, batchSize: 17 });
+      expect(again).toEqual({ copied: 150, total: 150 });
+      expect(await target.countViews('p')).toBe(150);
       expect(await exportsOf(target, 'p')).toEqual(await exportsOf(source, 'p'));
     });
 
