@@ -5,7 +5,7 @@ import { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import { DatabaseSaltStore } from '../domain/analytics/database-salts.ts';
 import { DatabaseSettingsStore } from '../domain/analytics/database-settings.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
-import type { AnalyticsStore } from '../domain/analytics/store.ts';
+import type { AnalyticsStore, ViewScanner } from '../domain/analytics/store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { openClickHouseAnalyticsStore } from '../integrations/analytics/clickhouse/clickhouse-store.ts';
 import { EmbeddedAnalyticsStore } from '../integrations/analytics/embedded/embedded-store.ts';
@@ -49,12 +49,31 @@ export async function openAnalytics(options: OpenAnalyticsOptions): Promise<Anal
 }
 
 async function openStore(options: OpenAnalyticsOptions): Promise<AnalyticsStore> {
-  const { backend } = options;
+  return openAnalyticsStore(options.backend, {
+    durability: options.settings.durability,
+    clock: options.clock,
+    logger: options.logger,
+    ...(options.threadLock ? { threadLock: options.threadLock } : {}),
+    ...(options.bulkImport ? { bulkImport: true } : {}),
+  });
+}
+
+/** The views of one backend, readable back (`analytics migrate` opens a source and a target). */
+export async function openAnalyticsStore(
+  backend: AnalyticsBackendConfig,
+  options: {
+    durability: AnalyticsOptions['durability'];
+    clock: Clock;
+    logger: Logger;
+    threadLock?: SharedArrayBuffer;
+    bulkImport?: boolean;
+  },
+): Promise<AnalyticsStore & ViewScanner> {
   switch (backend.kind) {
     case 'embedded':
       return new EmbeddedAnalyticsStore({
         file: backend.file,
-        synchronous: options.settings.durability,
+        synchronous: options.durability,
         ...(options.threadLock ? { threadLock: options.threadLock } : {}),
         ...(options.bulkImport ? { visitorKeys: 'all' as const } : {}),
         clock: options.clock,

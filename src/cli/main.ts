@@ -4,6 +4,7 @@ import { KEY_SCOPES, ROLES } from '../domain/access/principal.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
 import { DEFAULT_EXPIRY_DAYS, EXPIRY_DAYS } from '../domain/keys/key-service.ts';
 import { analyticsImportCommand } from './commands/analytics-import.ts';
+import { analyticsMigrateCommand } from './commands/analytics-migrate.ts';
 import { analyticsReclassifyCommand } from './commands/analytics-reclassify.ts';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -249,6 +250,28 @@ function buildProgram(jsonErrors: boolean): Command {
     .requiredOption('--project <id>', 'project whose views to reclassify')
     .option(...json)
     .action((o) => analyticsReclassifyCommand({ project: o.project, json: Boolean(o.json) }));
+  analytics
+    .command('migrate')
+    .description(
+      "copy a project's stored views to another analytics backend (resumable: run it again after an interruption), then check counts and exports",
+    )
+    .requiredOption('--project <id>', 'project whose views to copy')
+    .requiredOption(
+      '--to <url>',
+      'target backend: embedded, postgres://… or clickhouse://user:password@host:8123/database',
+    )
+    .option('--from <url>', 'source backend (default: the configured one, DOCWRIGHT_ANALYTICS_URL)')
+    .option('--batch-size <n>', 'views per target append (default 5000)', Number)
+    .option(...json)
+    .action((o) =>
+      analyticsMigrateCommand({
+        project: o.project,
+        to: o.to,
+        ...(o.from ? { from: o.from } : {}),
+        ...(o.batchSize ? { batchSize: o.batchSize } : {}),
+        json: Boolean(o.json),
+      }),
+    );
   return program;
 }
 

@@ -218,3 +218,55 @@ export function completeAnalyticsSettings(
 export type AnalyticsSettingsChange = {
   [K in Exclude<keyof AnalyticsSettings, 'pageRules'>]?: AnalyticsSettings[K] | undefined;
 } & { pageRules?: Partial<PageRules> | undefined };
+
+/**
+ * Reading a project's stored views back, in a stable order, to copy them to another backend
+ * (`docwright analytics migrate`). A view comes back with every stored field; its `eventKey`
+ * holds only the bytes the store keeps (appending it again elsewhere keeps the same key).
+ */
+export interface ViewScanner {
+  /**
+   * Up to `limit` views after `cursor` (null: from the first), ordered by time and then by
+   * every stored field; `next` is null after the last view. A cursor names a position
+   * (time, and how many views of that very millisecond came before), so it stays valid
+   * across processes as long as no view is added at or before it.
+   */
+  scan(projectId: string, cursor: string | null, limit: number): Promise<ViewScan>;
+  /** How many views the project has stored. */
+  countViews(projectId: string): Promise<number>;
+}
+
+export interface ViewScan {
+  views: PreparedEvent[];
+  next: string | null;
+}
+
+/** A scan position: views before `timestamp`, and the first `skip` views at it, are behind. */
+export interface ScanPosition {
+  timestamp: number;
+  skip: number;
+}
+
+export function encodeScanCursor(position: ScanPosition): string {
+  return `${position.timestamp}:${position.skip}`;
+}
+
+export function decodeScanCursor(cursor: string | null): ScanPosition {
+  if (cursor === null) return { timestamp: Number.MIN_SAFE_INTEGER, skip: 0 };
+  const match = /^(-?\d+):(\d+)$/.exec(cursor);
+  if (match === null) throw new Error(`Invalid scan cursor ${JSON.stringify(cursor)}`);
+  return { timestamp: Number(match[1]), skip: Number(match[2]) };
+}
+
+/** The position after `views`, read from `from` in order; null when fewer than `limit` came. */
+export function nextScanCursor(
+  from: ScanPosition,
+  views: readonly PreparedEvent[],
+  limit: number,
+): string | null {
+  if (views.length < limit) return null;
+  const last = (views[views.length - 1] as PreparedEvent).timestamp;
+  let atLast = 0;
+  for (const view of views) if (view.timestamp === last) atLast++;
+  return encodeScanCursor({ timestamp: last, skip: last === from.timestamp ? from.skip + atLast : atLast });
+}

@@ -10,12 +10,15 @@ import type {
   ReclassifyResult,
   SeriesPoint,
   SeriesQuery,
+  ViewScan,
+  ViewScanner,
 } from '../../../domain/analytics/store.ts';
 import { Appender } from './append.ts';
 import { type ClickHouseConnection, type ClickHouseConnectionOptions, connect } from './connection.ts';
 import { breakdown, pages, timeSeries } from './exports.ts';
 import { migrate } from './migrations.ts';
 import { reclassify } from './reclassify.ts';
+import { countProjectViews, scanViews } from './scan.ts';
 import { literal } from './sql-literal.ts';
 
 export interface ClickHouseStoreOptions extends ClickHouseConnectionOptions {
@@ -28,7 +31,7 @@ export interface ClickHouseStoreOptions extends ClickHouseConnectionOptions {
  * official client. Views are rows of `views`; exports are exact (`uniqExact` over the 16-byte
  * visitor keys); idempotency keys are checked before each insert (see Appender).
  */
-export class ClickHouseAnalyticsStore implements AnalyticsStore {
+export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner {
   private readonly connection: ClickHouseConnection;
   private readonly options: ClickHouseStoreOptions;
   private readonly appender: Appender;
@@ -60,6 +63,16 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore {
   async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
     await this.appender.idle();
     return reclassify(this.connection, projectId, classifier);
+  }
+
+  async scan(projectId: string, cursor: string | null, limit: number): Promise<ViewScan> {
+    await this.appender.idle();
+    return scanViews(this.connection, projectId, cursor, limit);
+  }
+
+  async countViews(projectId: string): Promise<number> {
+    await this.appender.idle();
+    return countProjectViews(this.connection, projectId);
   }
 
   async deleteProject(projectId: string): Promise<void> {

@@ -43,6 +43,9 @@ export class ChunkLog {
       projectPage: sqlite.prepare(
         'select seq, project, day, count, data from chunks where project = ? and seq > ? order by seq limit ?',
       ),
+      daysFrom: sqlite
+        .prepare('select distinct day from chunks where project = ? and day >= ? and count > 0 order by day')
+        .pluck(),
       rewrite: sqlite.prepare('update chunks set data = ? where seq = ?'),
       // Emptied, not deleted: sequence numbers never go back, or other processes following
       // the log by sequence would skip the next chunks written.
@@ -92,6 +95,11 @@ export class ChunkLog {
     for (const row of this.statements.projectDay.iterate(project, day, upTo) as Iterable<ChunkRow>) {
       yield toChunk(row);
     }
+  }
+
+  /** The days from `day` on on which the project has views, in order. */
+  daysFrom(project: number, day: number): Iterable<number> {
+    return this.statements.daysFrom.iterate(project, day) as Iterable<number>;
   }
 
   /** Up to `limit` chunks of a project with seq above `after`, in seq order. */

@@ -14,6 +14,8 @@ import type {
   SaltStore,
   SeriesPoint,
   SeriesQuery,
+  ViewScan,
+  ViewScanner,
 } from '../../../domain/analytics/store.ts';
 import { type Clock, systemClock } from '../../../domain/clock.ts';
 import { AnalyticsDatabase } from './analytics-database.ts';
@@ -21,6 +23,7 @@ import { dayId, EventKeyCache } from './event-keys.ts';
 import { ProjectIndexes } from './project-indexes.ts';
 import { RangeQueries } from './range-queries.ts';
 import { reclassifyViews } from './reclassify.ts';
+import { countProjectViews, scanViews } from './scan.ts';
 import { type EncodedBatch, encodeBatch, type PendingAppend, WriteQueue } from './write-queue.ts';
 
 export interface EmbeddedStoreOptions {
@@ -59,7 +62,9 @@ interface Opened {
  * Implements the salts and settings too, from the analytics file (legacy-metadata.ts), until
  * they have moved to the main database; a store holding views only is the target.
  */
-export class EmbeddedAnalyticsStore implements AnalyticsStore, SaltStore, AnalyticsSettingsStore {
+export class EmbeddedAnalyticsStore
+  implements AnalyticsStore, ViewScanner, SaltStore, AnalyticsSettingsStore
+{
   private readonly options: EmbeddedStoreOptions;
   private readonly clock: Clock;
   private state: Opened | null = null;
@@ -134,6 +139,18 @@ export class EmbeddedAnalyticsStore implements AnalyticsStore, SaltStore, Analyt
     // Event ids are cached per (project, day); the project id is never used again, so other
     // processes' caches may keep its entries until they are evicted.
     keys.clear();
+  }
+
+  async scan(projectId: string, cursor: string | null, limit: number): Promise<ViewScan> {
+    const { db } = this.open();
+    const projectNo = db.projects.find(projectId);
+    return projectNo === undefined ? { views: [], next: null } : scanViews(db, projectNo, cursor, limit);
+  }
+
+  async countViews(projectId: string): Promise<number> {
+    const { db } = this.open();
+    const projectNo = db.projects.find(projectId);
+    return projectNo === undefined ? 0 : countProjectViews(db, projectNo);
   }
 
   async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {

@@ -43,6 +43,7 @@ export class VisitorDictionary {
   private tailDirty = false;
   private dirty = false;
   private readonly blocksFrom;
+  private readonly blockData;
   private readonly upsertBlock;
   private readonly upsertPeriods;
   private readonly lastBlock;
@@ -58,6 +59,7 @@ export class VisitorDictionary {
     this.blocksFrom = sqlite
       .prepare('select block, data from visitor_blocks where block >= ? order by block')
       .raw();
+    this.blockData = sqlite.prepare('select data from visitor_blocks where block = ?').pluck();
     this.upsertBlock = sqlite.prepare(
       'insert into visitor_blocks (block, data) values (?, ?) on conflict (block) do update set data = excluded.data',
     );
@@ -106,6 +108,26 @@ export class VisitorDictionary {
     this.loadBlocks(
       this.blocksFrom.iterate(Math.floor(this.known / BLOCK_KEYS)) as Iterable<[number, Buffer]>,
     );
+  }
+
+  /**
+   * The stored keys of visitor numbers (committed ones: read from their blocks, not from the
+   * in-memory table, so a store that never wrote can answer).
+   */
+  keysOf(nos: Iterable<number>): Map<number, Buffer> {
+    const keys = new Map<number, Buffer>();
+    const blocks = new Map<number, Buffer | undefined>();
+    for (const no of nos) {
+      if (keys.has(no)) continue;
+      const block = Math.floor((no - 1) / BLOCK_KEYS);
+      if (!blocks.has(block)) blocks.set(block, this.blockData.get(block) as Buffer | undefined);
+      const data = blocks.get(block);
+      const at = ((no - 1) % BLOCK_KEYS) * KEY_BYTES;
+      if (data === undefined || data.length < at + KEY_BYTES)
+        throw new Error(`No stored key for visitor ${no}`);
+      keys.set(no, Buffer.from(data.subarray(at, at + KEY_BYTES)));
+    }
+    return keys;
   }
 
   /** The number for `key`, assigned if new. Call inside a write transaction, after `sync`. */

@@ -11,6 +11,8 @@ import type {
   ReclassifyResult,
   SeriesPoint,
   SeriesQuery,
+  ViewScan,
+  ViewScanner,
 } from '../../../domain/analytics/store.ts';
 import { type AppendDictionaries, type AppendRequest, appendViews } from './append.ts';
 import { breakdown } from './breakdown-query.ts';
@@ -18,6 +20,7 @@ import { Dictionary, ProjectNumbers } from './dictionaries.ts';
 import { countPages } from './page-query.ts';
 import { resolveSpan } from './range.ts';
 import { reclassifyViews } from './reclassify.ts';
+import { countProjectViews, scanViews } from './scan.ts';
 import { lockProject, migrateAnalytics } from './schema.ts';
 import { timeSeries } from './series-query.ts';
 
@@ -66,7 +69,7 @@ interface Pending extends AppendRequest {
  * exact distinct visitors without a distinct over raw views. Appends made in the same turn of
  * the event loop share one transaction (group commit); each resolves after COMMIT.
  */
-export class PostgresAnalyticsStore implements AnalyticsStore {
+export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   private readonly pool: pg.Pool;
   private readonly options: PostgresAnalyticsOptions;
   private readonly dictionaries: AppendDictionaries = {
@@ -141,6 +144,17 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     const project = await this.projects.numberOf(this.pool, projectId, false);
     if (project === null) return { examined: 0, changed: 0 };
     return reclassifyViews(this.pool, this.dictionaries, project, classifier);
+  }
+
+  async scan(projectId: string, cursor: string | null, limit: number): Promise<ViewScan> {
+    const project = await this.projects.numberOf(this.pool, projectId, false);
+    if (project === null) return { views: [], next: null };
+    return scanViews(this.pool, this.dictionaries, project, cursor, limit);
+  }
+
+  async countViews(projectId: string): Promise<number> {
+    const project = await this.projects.numberOf(this.pool, projectId, false);
+    return project === null ? 0 : countProjectViews(this.pool, project);
   }
 
   async deleteProject(projectId: string): Promise<void> {

@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { openAnalyticsStore } from '../../app/open-analytics.ts';
+import { type AnalyticsBackendConfig, parseAnalyticsBackend } from '../../config/analytics-backend.ts';
+import type { CheckpointStore, CopyCheckpoint, CopyProgress } from '../../domain/analytics/copy-views.ts';
+import { copyViews } from '../../domain/analytics/copy-views.ts';
+import type { AnalyticsStore, TimeRange, ViewScanner } from '../../domain/analytics/store.ts';
+import { systemClock } from '../../domain/clock.ts';
+import { openContext } from '../context.ts';
+import { print } from '../output.ts';
+
+export interface MigrateOptions {
+  project: string;
+  to: string;
+  from?: string;
+  batchSize?: number;
+  json: boolean;
+}
+
+export interface MigrateResult {
+  project: string;
+  copied: number;
+  sourceViews: number;
+  targetViews: number;
+  exportsEqual: boolean;
+}
+
+/**
+ * `docwright analytics migrate --project ID --to URL [--from URL]`: copies the project's views
+ * to another backend, resumable (the checkpoint file in the data dir), then checks the counts
+ * and compares the exports on a few ranges; exits non-zero when they differ.
+ */
+export async function analyticsMigrateCommand(options: MigrateOptions): Promise<void> {
+  const { config, logger, services } = await openContext({ newDataDirNotice: options });
+  const stores: Array<AnalyticsStore & ViewScanner> = [];
+  try {
+    await services.projects.get(options.project); // a clear "not found" first
+    const problems: string[] = [];
+    const context = {
+      database: config.database,
+      schema: config.database.kind === 'postgres' ? config.database.schema : null,
+      embeddedFile: config.analytics.file ?? path.join(config.dataDir, 'analytics.sqlite'),
+    };
+    const target = parseAnalyticsBackend(options.to, context, problems);
+    const source =
+      options.from === undefined
+        ? config.analytics.backend
+        : parseAnalyticsBackend(options.from, context, problems);
+    if (problems.length > 0)
+      throw new Error(problems.map((p) => p.replace('DOCWRIGHT_ANALYTICS_URL', '--to/--from')).join('; '));
+    if (sameBackend(source, target)) throw new Error('--to names the same analytics backend as the source');
+    const open = (backend: AnalyticsBackendConfig) =>
+      openAnalyticsStore(backend, { durability: 'full', clock: systemClock, logger });
+    const from = await open(source);
+    stores.push(from);
+    const to = await open(target);
+    stores.push(to);
+    const checkpointFile = path.join(
+      config.dataDir,
+      'analytics-migrate',
+      `${options.project}-${createHash('sha256').update(describe(source)).update('\0').update(describe(target)).digest('hex').slice(0, 16)}.json`,
+    );
+    const progress = new ProgressLine(options.json);
+    const copied = await copyViews({
+      projectId: options.project,
+      source: from,
+      target: to,
+      checkpoints: new FileCheckpoints(checkpointFile),
+      ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+      onProgress: (p) => progress.update(p),
+    });
+    progress.end();
+    const sourceViews = await from.countViews(options.project);
+    const targetViews = await to.countViews(options.project);
+    const exportsEqual = await sameExports(from, to, options.project);
+    const result: MigrateResult = {
+      project: options.project,
+      copied: copied.copied,
+      sourceViews,
+      targetViews,
+      exportsEqual,
+    };
+    if (sourceViews !== targetViews || !exportsEqual) {
+      process.exitCode = 1;
+      print(options.json, { error: mismatch(result), ...result }, (r) => `Error: ${r.error}`);
+      return;
+    }
+    print(
+      options.json,
+      result,
+      (r) =>
+        `Copied ${r.copied.toLocaleString('en')} views of ${r.project}; the target holds ${r.targetViews.toLocaleString('en')} views, as the source does, and its exports are the same.`,
+    );
+  } finally {
+    for (const store of stores) await store.close();
+    await services.close();
+  }
+}
+
+function mismatch(r: MigrateResult): string {
+  if (r.sourceViews !== r.targetViews) {
+    return `the target holds ${r.targetViews} views of ${r.project}, the source ${r.sourceViews}: not the same (was another process writing to either?)`;
+  }
+  return `the target's exports for ${r.project} differ from the source's`;
+}
+
+/** A backend's identity without its password (the checkpoint's file name comes from it). */
+function describe(backend: AnalyticsBackendConfig): string {
+  switch (backend.kind) {
+    case 'embedded':
+      return `embedded ${backend.file}`;
+    case 'postgres': {
+      const url = new URL(backend.url);
+      url.password = '';
+      return `postgres ${url.href} ${backend.schema ?? ''}`;
+    }
+    case 'clickhouse':
+      return `clickhouse ${backend.url} ${backend.database}`;
+  }
+}
+
+function sameBackend(a: AnalyticsBackendConfig, b: AnalyticsBackendConfig): boolean {
+  return describe(a) === describe(b);
+}
+
+/** The exports on a few ranges: everything, the last 30 days, and the first full UTC day. */
+async function sameExports(a: AnalyticsStore, b: AnalyticsStore, projectId: string): Promise<boolean> {
+  const day = 86_400_000;
+  const now = Math.floor(Date.now() / day) * day;
+  const ranges: TimeRange[] = [
+    { from: null, to: null },
+    { from: now - 30 * day, to: now + day },
+    { from: now - 1 * day - day / 2, to: now },
+  ];
+  const exportsOf = async (store: AnalyticsStore) => {
+    const out: unknown[] = [];
+    for (const range of ranges) {
+      for (const countAiCrawlersAsAi of [false, true]) {
+        for (const measure of ['visitors', 'views'] as const) {
+          out.push(
+            await store.pages(projectId, { range, measure, limit: 1000, offset: 0, countAiCrawlersAsAi }),
+          );
+        }
+      }
+      if (range.from !== null) {
+        out.push(await store.timeSeries(projectId, { range, interval: 'day', countAiCrawlersAsAi: false }));
+      }
+      out.push(await store.breakdown(projectId, { range }));
+    }
+    return JSON.stringify(out);
+  };
+  return (await exportsOf(a)) === (await exportsOf(b));
+}
+
+/** The checkpoint as a JSON file, replaced atomically (written, synced, renamed). */
+class FileCheckpoints implements CheckpointStore {
+  private readonly file: string;
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  async load(): Promise<CopyCheckpoint | null> {
+    try {
+      return JSON.parse(readFileSync(this.file, 'utf8')) as CopyCheckpoint;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async save(checkpoint: CopyCheckpoint): Promise<void> {
+    mkdirSync(path.dirname(this.file), { recursive: true });
+    const temporary = `${this.file}.tmp`;
+    writeFileSync(temporary, JSON.stringify(checkpoint));
+    const fd = openSync(temporary, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, this.file);
+  }
+}
+
+/** One redrawn line on a terminal; a plain line per tenth otherwise (or with --json). */
+class ProgressLine {
+  private readonly tty: boolean;
+  private lastTenth = -1;
+  constructor(json: boolean) {
+    this.tty = !json && Boolean(process.stderr.isTTY);
+  }
+
+  update({ copied, total }: CopyProgress): void {
+    const share = total === 0 ? 1 : Math.min(1, copied / total);
+    if (this.tty) {
+      const width = 30;
+      const bar = '#'.repeat(Math.round(share * width)).padEnd(width, '.');
+      process.stderr.write(
+        `\r[${bar}] ${(share * 100).toFixed(1)}% ${copied.toLocaleString('en')}/${total.toLocaleString('en')} views`,
+      );
+      return;
+    }
+    const tenth = Math.floor(share * 10);
+    if (tenth === this.lastTenth) return;
+    this.lastTenth = tenth;
+    process.stderr.write(`copied ${copied} of ${total} views\n`);
+  }
+
+  end(): void {
+    if (this.tty) process.stderr.write('\n');
+  }
+}
