@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, wr
 import path from 'node:path';
 import { openAnalyticsStore } from '../../app/open-analytics.ts';
 import { type AnalyticsBackendConfig, parseAnalyticsBackend } from '../../config/analytics-backend.ts';
+import { agentOperators } from '../../domain/analytics/agent-list.ts';
 import type { CheckpointStore, CopyCheckpoint, CopyProgress } from '../../domain/analytics/copy-views.ts';
 import { copyViews } from '../../domain/analytics/copy-views.ts';
 import type { AnalyticsStore, TimeRange, ViewScanner } from '../../domain/analytics/store.ts';
@@ -146,7 +147,7 @@ async function sameExports(a: AnalyticsStore, b: AnalyticsStore, projectId: stri
       if (range.from !== null) {
         out.push(await store.timeSeries(projectId, { range, interval: 'day', countAiCrawlersAsAi: false }));
       }
-      out.push(await store.breakdown(projectId, { range }));
+      out.push(await store.breakdown(projectId, { range, operatorOf: agentOperators() }));
     }
     return JSON.stringify(out);
   };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { agentOperators } from '../../../src/domain/analytics/agent-list.ts';
 import {
   type CheckpointStore,
   type CopyCheckpoint,
@@ -82,7 +83,7 @@ async function exportsOf(store: Store, projectId: string) {
         await store.timeSeries(projectId, { range, interval: 'day', countAiCrawlersAsAi }),
       );
     }
-    out.push(await store.breakdown(projectId, { range }));
+    out.push(await store.breakdown(projectId, { range, operatorOf: agentOperators() }));
   }
   return out;
 }
