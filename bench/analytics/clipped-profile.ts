@@ -38,6 +38,7 @@ if (!values.dir) {
       flags: 0,
       status: 200,
       referrer: null,
+      verified: false,
     });
     if (batch.length === 10_000) {
       await store.append('prj', batch);
@@ -56,6 +57,7 @@ const query = (from: number, to: number) =>
     limit: 50,
     offset: 0,
     countAiCrawlersAsAi: false,
+    verifiedOnly: false,
   });
 let t = performance.now();
 await query(START, START + 20 * DAY);

@@ -137,17 +137,23 @@ async function sameExports(a: AnalyticsStore, b: AnalyticsStore, projectId: stri
   const exportsOf = async (store: AnalyticsStore) => {
     const out: unknown[] = [];
     for (const range of ranges) {
-      for (const countAiCrawlersAsAi of [false, true]) {
+      // verifiedOnly with the crawler setting on: the copy kept each view's verified flag.
+      for (const [countAiCrawlersAsAi, verifiedOnly] of [
+        [false, false],
+        [true, false],
+        [true, true],
+      ] as const) {
         for (const measure of ['visitors', 'views'] as const) {
-          out.push(
-            await store.pages(projectId, { range, measure, limit: 1000, offset: 0, countAiCrawlersAsAi }),
-          );
+          const query = { range, measure, limit: 1000, offset: 0, countAiCrawlersAsAi, verifiedOnly };
+          out.push(await store.pages(projectId, query));
         }
       }
       if (range.from !== null) {
-        out.push(await store.timeSeries(projectId, { range, interval: 'day', countAiCrawlersAsAi: false }));
+        const query = { range, interval: 'day' as const, countAiCrawlersAsAi: false, verifiedOnly: false };
+        out.push(await store.timeSeries(projectId, query));
       }
-      out.push(await store.breakdown(projectId, { range, operatorOf: agentOperators() }));
+      for (const verifiedOnly of [false, true])
+        out.push(await store.breakdown(projectId, { range, operatorOf: agentOperators(), verifiedOnly }));
     }
     return JSON.stringify(out);
   };

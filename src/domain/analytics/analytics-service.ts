@@ -2,6 +2,7 @@ import type { Clock } from '../clock.ts';
 import { invalid } from '../errors.ts';
 import { agentOperators } from './agent-list.ts';
 import { CLASSIFIER_VERSION, classify } from './classifier.ts';
+import type { CrawlerRanges } from './crawler-ranges.ts';
 import { SALT_ROTATIONS, type SaltRotation, saltExpired, VisitorIdentity } from './identity.ts';
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
 import { DEFAULT_ANALYTICS_OPTIONS } from './options.ts';
@@ -37,6 +38,13 @@ export interface AnalyticsServiceOptions {
   maxBatch?: number;
   /** (IP, user agent) pairs whose visitor key is kept in memory (default 200,000). */
   identityCacheLimit?: number;
+  /** The operators' published crawler IP ranges that verify agents at ingest (default: none). */
+  crawlerRanges?: CrawlerRanges;
+}
+
+/** What every export may ask besides its range: count verified agents only. */
+export interface AgentFilter {
+  verifiedOnly?: boolean;
 }
 
 export type { AnalyticsSettingsChange } from './store.ts';
@@ -74,6 +82,7 @@ export class AnalyticsService {
       settings: options.settings,
       identity,
       clock: options.clock,
+      crawlerRanges: options.crawlerRanges,
     });
   }
 
@@ -137,21 +146,28 @@ export class AnalyticsService {
     return this.ingestor.ingest(projectId, events, { maxIdLength: 64 * 1024, parsed: true });
   }
 
-  async pages(projectId: string, measure: 'visitors' | 'views', params: PageParams): Promise<PageReport> {
+  async pages(
+    projectId: string,
+    measure: 'visitors' | 'views',
+    params: PageParams & AgentFilter,
+  ): Promise<PageReport> {
     const { countAiCrawlersAsAi } = await this.settingsStore.settings(projectId);
-    return this.store.pages(projectId, { ...params, measure, countAiCrawlersAsAi });
+    const { range, limit, offset, verifiedOnly = false } = params;
+    return this.store.pages(projectId, { range, limit, offset, measure, countAiCrawlersAsAi, verifiedOnly });
   }
 
   async timeSeries(
     projectId: string,
-    params: { range: TimeRange; interval: Interval },
+    params: { range: TimeRange; interval: Interval } & AgentFilter,
   ): Promise<SeriesPoint[]> {
     const { countAiCrawlersAsAi } = await this.settingsStore.settings(projectId);
-    return this.store.timeSeries(projectId, { ...params, countAiCrawlersAsAi });
+    const { range, interval, verifiedOnly = false } = params;
+    return this.store.timeSeries(projectId, { range, interval, countAiCrawlersAsAi, verifiedOnly });
   }
 
-  breakdown(projectId: string, params: { range: TimeRange }): Promise<Breakdown> {
-    return this.store.breakdown(projectId, { ...params, operatorOf: this.operatorOf });
+  breakdown(projectId: string, params: { range: TimeRange } & AgentFilter): Promise<Breakdown> {
+    const { range, verifiedOnly = false } = params;
+    return this.store.breakdown(projectId, { range, operatorOf: this.operatorOf, verifiedOnly });
   }
 
   settings(projectId: string): Promise<AnalyticsSettings> {

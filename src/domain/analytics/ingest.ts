@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Clock } from '../clock.ts';
 import type { Category } from './categories.ts';
 import { acceptsMarkdown, CLASSIFIER_VERSION, classify } from './classifier.ts';
+import { CrawlerRanges } from './crawler-ranges.ts';
 import { EXPLICIT_ID_PERIOD, type VisitorIdentity } from './identity.ts';
 import { parseIPv4 } from './identity-cache.ts';
 import { PageRuleSet, type PageRules } from './page-rules.ts';
@@ -75,6 +76,7 @@ export class Ingestor {
   private readonly settings: AnalyticsSettingsStore;
   private readonly identity: VisitorIdentity;
   private readonly clock: Clock;
+  private readonly crawlerRanges: CrawlerRanges;
 
   /** Compiled page-view rules, by their JSON: projects mostly share the defaults. */
   private readonly ruleSets = new Map<string, PageRuleSet>();
@@ -84,11 +86,14 @@ export class Ingestor {
     settings: AnalyticsSettingsStore;
     identity: VisitorIdentity;
     clock: Clock;
+    /** The operators' published crawler IP ranges that verify agents (default: none). */
+    crawlerRanges?: CrawlerRanges | undefined;
   }) {
     this.store = options.store;
     this.settings = options.settings;
     this.identity = options.identity;
     this.clock = options.clock;
+    this.crawlerRanges = options.crawlerRanges ?? CrawlerRanges.none;
   }
 
   /** The project's page-view rules, as its settings say now. */
@@ -158,7 +163,7 @@ export class Ingestor {
     const prepared: PreparedEvent[] = [];
     for (const { event, timestamp, page } of checked) {
       const wantsMarkdown = acceptsMarkdown(event.accept);
-      const { category, purpose, agent } = classify(event.userAgent, {
+      const { category, purpose, agent, operator } = classify(event.userAgent, {
         markdownPath: page.markdownPath,
         acceptsMarkdown: wantsMarkdown,
         llmsTxt: page.llmsTxt,
@@ -192,6 +197,8 @@ export class Ingestor {
           (page.llmsTxt ? EVENT_FLAGS.llmsTxt : 0),
         status: event.status ?? null,
         referrer: cleanReferrer(event.referrer),
+        verified:
+          category !== 'human' && this.crawlerRanges.verifies(agent, operator ?? undefined, event.ip ?? null),
       });
     }
     return { prepared, rejected };

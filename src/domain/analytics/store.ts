@@ -73,6 +73,12 @@ export interface PreparedEvent {
   flags: number;
   status: number | null;
   referrer: string | null;
+  /**
+   * True when the agent's operator publishes the IP ranges its crawlers use and the request
+   * came from one of them (see crawler-ranges.ts); false otherwise, and for every human view.
+   * Decided at ingest: the IP is not stored, so reclassification keeps it as it is.
+   */
+  verified: boolean;
 }
 
 export const EVENT_FLAGS = { markdownPath: 1, acceptsMarkdown: 2, llmsTxt: 4 } as const;
@@ -111,9 +117,22 @@ export interface PageQuery {
   offset: number;
   /** Count `ai_crawler` views as `ai` (a project setting). */
   countAiCrawlersAsAi: boolean;
+  /** Count agents only when verified (see VERIFIABLE_CATEGORIES). */
+  verifiedOnly: boolean;
 }
 
-export interface Counts {
+/**
+ * The categories whose views count as `bot` when a query asks for verified agents only and the
+ * view is not `verified`: a user agent is only a claim.
+ */
+export const VERIFIABLE_CATEGORIES: readonly Category[] = ['ai', 'ai_crawler', 'search'];
+
+/** A view's category as a query counts it: unverified agents are bots under `verifiedOnly`. */
+export function countedCategory(category: Category, verified: boolean, verifiedOnly: boolean): Category {
+  return verifiedOnly && !verified && VERIFIABLE_CATEGORIES.includes(category) ? 'bot' : category;
+}
+
+export interface Counts extends PurposeSplit {
   human: number;
   ai: number;
   total: number;
@@ -121,9 +140,9 @@ export interface Counts {
 
 /**
  * Distinct visitors (or views, for the views measure) among the views of AI agents (categories
- * `ai` and `ai_crawler`) with each purpose, whatever `countAiCrawlersAsAi` says: with the default
- * setting `aiAssistant` equals `ai`, and the other three show the crawler traffic that `ai` and
- * `total` leave out. (Being added to `Counts` backend by backend; see docs/analytics.md.)
+ * `ai` and `ai_crawler`, as `countedCategory` gives them) with each purpose, whatever
+ * `countAiCrawlersAsAi` says: with the default setting `aiAssistant` equals `ai`, and the other
+ * three show the crawler traffic that `ai` and `total` leave out.
  */
 export interface PurposeSplit {
   aiAssistant: number;
@@ -133,8 +152,8 @@ export interface PurposeSplit {
 }
 
 /**
- * One operator's traffic in a breakdown: every view whose agent the agent list gives that
- * operator, with distinct visitors across all of its agents. Ordered by visitors descending,
+ * One operator's traffic in a breakdown: every view (every verified view, under `verifiedOnly`)
+ * whose agent the agent list gives that operator, with distinct visitors across all of its agents. Ordered by visitors descending,
  * then operator ascending.
  */
 export interface OperatorRow {
@@ -161,6 +180,7 @@ export interface SeriesQuery {
   range: TimeRange;
   interval: 'day' | 'hour';
   countAiCrawlersAsAi: boolean;
+  verifiedOnly: boolean;
 }
 
 export interface SeriesPoint {
@@ -174,6 +194,11 @@ export interface BreakdownQuery {
   range: TimeRange;
   /** Agent name → operator (see `agentOperators`), applied at query time. */
   operatorOf: OperatorOf;
+  /**
+   * Unverified `ai`, `ai_crawler` and `search` views count as `bot` (in the categories, and in
+   * the agents as `(agent, 'bot')`), and the operators count verified views only.
+   */
+  verifiedOnly: boolean;
 }
 
 export interface Breakdown {

@@ -118,6 +118,7 @@ describe('ClickHouse analytics store', () => {
       flags,
       status: 200,
       referrer: null,
+      verified: false,
     });
     await store.append('prj', [
       old(1, 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)', 'human', 'Browser'),

@@ -41,6 +41,7 @@ function views(n: number): PreparedEvent[] {
       flags: i % 4 === 0 ? 2 : 0,
       status: 200,
       referrer: i % 6 === 0 ? 'https://example.org/' : null,
+      verified: !ai && i % 5 === 0 && i % 2 === 0,
     });
   }
   return out;
@@ -70,20 +71,20 @@ const RANGES: TimeRange[] = [
 async function exportsOf(store: Store, projectId: string) {
   const out = [];
   for (const range of RANGES) {
-    for (const countAiCrawlersAsAi of [false, true]) {
+    for (const [countAiCrawlersAsAi, verifiedOnly] of [
+      [false, false],
+      [true, false],
+      [true, true],
+    ] as const) {
+      const counting = { countAiCrawlersAsAi, verifiedOnly };
       out.push(
-        await store.pages(projectId, {
-          range,
-          measure: 'visitors',
-          limit: 100,
-          offset: 0,
-          countAiCrawlersAsAi,
-        }),
-        await store.pages(projectId, { range, measure: 'views', limit: 100, offset: 0, countAiCrawlersAsAi }),
-        await store.timeSeries(projectId, { range, interval: 'day', countAiCrawlersAsAi }),
+        await store.pages(projectId, { range, measure: 'visitors', limit: 100, offset: 0, ...counting }),
+        await store.pages(projectId, { range, measure: 'views', limit: 100, offset: 0, ...counting }),
+        await store.timeSeries(projectId, { range, interval: 'day', ...counting }),
       );
     }
-    out.push(await store.breakdown(projectId, { range, operatorOf: agentOperators() }));
+    for (const verifiedOnly of [false, true])
+      out.push(await store.breakdown(projectId, { range, operatorOf: agentOperators(), verifiedOnly }));
   }
   return out;
 }

@@ -84,6 +84,7 @@ describe('PostgreSQL analytics store', () => {
       flags,
       status: 200,
       referrer: null,
+      verified: false,
     });
     await writer.store.append('prj', [
       old(1, 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)', 'human', 'Browser'),
@@ -159,6 +160,7 @@ describe('PostgreSQL analytics store', () => {
       flags: 0,
       status: 200,
       referrer: null,
+      verified: false,
     });
     const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => event(from + i));
     // Store a takes e0..e199 and b takes e100..e299, fifty at a time, all at once.
@@ -173,9 +175,19 @@ describe('PostgreSQL analytics store', () => {
       duplicates: s.duplicates + r.duplicates,
     }));
     expect(sum).toEqual({ accepted: 300, duplicates: 100 });
-    const views = await a.pages('prj', { ...all, measure: 'views', countAiCrawlersAsAi: false });
+    const views = await a.pages('prj', {
+      ...all,
+      measure: 'views',
+      countAiCrawlersAsAi: false,
+      verifiedOnly: false,
+    });
     expect(views.totals.total).toBe(300);
-    const visitors = await b.pages('prj', { ...all, measure: 'visitors', countAiCrawlersAsAi: false });
+    const visitors = await b.pages('prj', {
+      ...all,
+      measure: 'visitors',
+      countAiCrawlersAsAi: false,
+      verifiedOnly: false,
+    });
     expect(visitors.totals.total).toBe(13);
   });
 
@@ -227,7 +239,12 @@ describe('PostgreSQL analytics store', () => {
       expect(result.accepted + result.duplicates).toBe(CRASH_BATCH_SIZE);
     }
     expect(stored).toBeGreaterThanOrEqual(acknowledged.length * CRASH_BATCH_SIZE);
-    const views = await store.pages('crash', { ...all, measure: 'views', countAiCrawlersAsAi: false });
+    const views = await store.pages('crash', {
+      ...all,
+      measure: 'views',
+      countAiCrawlersAsAi: false,
+      verifiedOnly: false,
+    });
     expect(views.totals.total).toBe(batches * CRASH_BATCH_SIZE);
     // A second retry changes nothing.
     const again = await store.append('crash', crashTestBatch(0, keyOf));

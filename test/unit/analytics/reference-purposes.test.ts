@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agentOperators } from '../../../src/domain/analytics/agent-list.ts';
+import { CrawlerRanges } from '../../../src/domain/analytics/crawler-ranges.ts';
 import { ReferenceAnalytics, type TestEvent } from './reference.ts';
 
 const CHATGPT =
@@ -60,5 +61,66 @@ describe('the reference purpose split and operator breakdown', () => {
   it('takes the operator from the mapping given at query time', () => {
     const renamed = new Map([['GPTBot', 'Example']]);
     expect(reference.operators(ALL, renamed)).toEqual([{ operator: 'Example', visitors: 1, views: 2 }]);
+  });
+});
+
+describe('the reference with verified agents only', () => {
+  // GPTBot is verified from 192.0.2.1 only; nothing else publishes ranges here.
+  const reference = new ReferenceAnalytics(
+    new CrawlerRanges([
+      { operator: 'OpenAI', agents: ['GPTBot'], source: 'test', prefixes: ['192.0.2.1/32'] },
+    ]),
+  );
+  const from = (path: string, userAgent: string, ip: string): TestEvent => ({
+    timestamp: '2025-03-01T10:00:00Z',
+    path,
+    userAgent,
+    ip,
+  });
+  reference.add([
+    from('/a', GPTBOT, '192.0.2.1'), // verified
+    from('/a', GPTBOT, '198.51.100.1'), // claims GPTBot from elsewhere
+    from('/a', CHATGPT, '192.0.2.1'), // ChatGPT's ranges are not GPTBot's
+    from('/a', GOOGLEBOT, '192.0.2.1'),
+    from('/a', FIREFOX, '198.51.100.2'),
+  ]);
+
+  it('counts unverified ai, ai_crawler and search views as bots, and humans as before', () => {
+    const all = reference.pages(ALL, 'views', true, true).totals;
+    expect(all).toEqual({
+      human: 1,
+      ai: 1,
+      total: 2,
+      aiAssistant: 0,
+      aiSearch: 0,
+      aiTraining: 1,
+      aiOther: 0,
+    });
+    expect(reference.pages(ALL, 'views', true, false).totals).toEqual({
+      human: 1,
+      ai: 3,
+      total: 4,
+      aiAssistant: 1,
+      aiSearch: 0,
+      aiTraining: 2,
+      aiOther: 0,
+    });
+  });
+
+  it('moves unverified agents to the bot category and counts operators by verified views', () => {
+    const breakdown = reference.breakdown(ALL, agentOperators(), true);
+    expect(breakdown.categories.find((c) => c.category === 'bot')).toEqual({
+      category: 'bot',
+      visitors: 3,
+      views: 3,
+    });
+    expect(breakdown.agents).toContainEqual({ agent: 'GPTBot', category: 'bot', visitors: 1, views: 1 });
+    expect(breakdown.agents).toContainEqual({
+      agent: 'GPTBot',
+      category: 'ai_crawler',
+      visitors: 1,
+      views: 1,
+    });
+    expect(breakdown.operators).toEqual([{ operator: 'OpenAI', visitors: 1, views: 1 }]);
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import { CrawlerRanges } from '../../../src/domain/analytics/crawler-ranges.ts';
 import type { AnalyticsStore, TimeRange } from '../../../src/domain/analytics/store.ts';
 import {
   ANALYTICS_BACKENDS,
@@ -21,7 +22,19 @@ const USER_AGENTS = [
   'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot', // ai_crawler
   'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', // search
   'curl/8.5.0', // bot, or ai when fetching Markdown
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; OAI-SearchBot/1.0; +https://openai.com/searchbot', // ai_crawler, search
+  'Mozilla/5.0 (compatible; Diffbot/0.1; +http://www.diffbot.com)', // ai_crawler, other
 ];
+
+/**
+ * Published crawler ranges as the tests have them: every OpenAI agent from one address, only
+ * Googlebot (not Google's other agents) from an IPv6 network, Diffbot from another address.
+ */
+const TEST_RANGES = new CrawlerRanges([
+  { operator: 'OpenAI', agents: null, source: 'test', prefixes: ['203.0.113.1/32'] },
+  { operator: 'Google', agents: ['Googlebot'], source: 'test', prefixes: ['2001:db8::/32'] },
+  { operator: 'Diffbot', agents: null, source: 'test', prefixes: ['203.0.113.2/32'] },
+]);
 const PATHS = [
   '/',
   '/quickstart',
@@ -115,6 +128,7 @@ const query = fc.record({
   measure: fc.constantFrom('visitors' as const, 'views' as const),
   limit: fc.integer({ min: 1, max: 4 }),
   countAiCrawlersAsAi: fc.boolean(),
+  verifiedOnly: fc.boolean(),
 });
 
 interface Opened {
@@ -133,6 +147,7 @@ function opener(location: TestAnalyticsLocation): () => Promise<Opened> {
       settings: metadata,
       clock: () => NOW,
       saltRotation: 'daily',
+      crawlerRanges: TEST_RANGES,
     });
     return { store, service };
   };
@@ -159,7 +174,7 @@ describe.each(ANALYTICS_BACKENDS)('$name analytics store against a brute-force r
             const location = await backend.create();
             const openStore = opener(location);
             let { store, service } = await openStore();
-            const reference = new ReferenceAnalytics();
+            const reference = new ReferenceAnalytics(TEST_RANGES);
             const projectId = 'prj_test';
             // A range that is empty by its bounds (from >= to) is refused before it reaches the store.
             const valid = queries.flatMap((q) => {
@@ -264,13 +279,18 @@ describe.each(ANALYTICS_BACKENDS)(
               const location = await backend.create();
               const openStore = opener(location);
               let { store, service } = await openStore();
-              const reference = new ReferenceAnalytics();
+              const reference = new ReferenceAnalytics(TEST_RANGES);
               try {
                 for (const [i, batch] of batches.entries()) {
                   await service.ingest('p', batch);
                   reference.add(batch);
                   for (const range of ranges.map(toRange).filter((r) => r !== null)) {
-                    const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
+                    const q = {
+                      measure: 'visitors' as const,
+                      limit: 2,
+                      countAiCrawlersAsAi: false,
+                      verifiedOnly: i % 2 === 1,
+                    };
                     await expectSameAnswers(service, reference, 'p', range, q);
                   }
                   if (i === restartAfter) {
@@ -305,13 +325,18 @@ describe.each(ANALYTICS_BACKENDS)(
               const location = await backend.create();
               const openStore = opener(location);
               let { store, service } = await openStore();
-              const reference = new ReferenceAnalytics();
+              const reference = new ReferenceAnalytics(TEST_RANGES);
               try {
                 for (const [i, batch] of batches.entries()) {
                   await service.ingest('p', batch);
                   reference.add(batch);
                   for (const range of ranges.map(toRange).filter((r) => r !== null)) {
-                    const q = { measure: 'visitors' as const, limit: 2, countAiCrawlersAsAi: false };
+                    const q = {
+                      measure: 'visitors' as const,
+                      limit: 2,
+                      countAiCrawlersAsAi: false,
+                      verifiedOnly: i % 2 === 1,
+                    };
                     await expectSameAnswers(service, reference, 'p', range, q);
                   }
                   if (i === restartAfter) {
@@ -338,14 +363,15 @@ async function expectSameAnswers(
   reference: ReferenceAnalytics,
   projectId: string,
   range: TimeRange,
-  q: { measure: 'visitors' | 'views'; limit: number; countAiCrawlersAsAi: boolean },
+  q: { measure: 'visitors' | 'views'; limit: number; countAiCrawlersAsAi: boolean; verifiedOnly: boolean },
 ): Promise<void> {
   await service.updateSettings(projectId, { countAiCrawlersAsAi: q.countAiCrawlersAsAi });
-  const expected = reference.pages(range, q.measure, q.countAiCrawlersAsAi);
+  const { verifiedOnly } = q;
+  const expected = reference.pages(range, q.measure, q.countAiCrawlersAsAi, verifiedOnly);
   const walked = [];
   let offset = 0;
   for (;;) {
-    const page = await service.pages(projectId, q.measure, { range, limit: q.limit, offset });
+    const page = await service.pages(projectId, q.measure, { range, limit: q.limit, offset, verifiedOnly });
     expect(page.totals).toEqual(expected.totals);
     expect(page.rows.length).toBeLessThanOrEqual(q.limit);
     walked.push(...page.rows);
@@ -355,8 +381,10 @@ async function expectSameAnswers(
   }
   expect(walked).toEqual(expected.rows);
   for (const interval of ['day', 'hour'] as const) {
-    const series = await service.timeSeries(projectId, { range, interval });
-    expect(series).toEqual(reference.timeSeries(range, interval, q.countAiCrawlersAsAi));
+    const series = await service.timeSeries(projectId, { range, interval, verifiedOnly });
+    expect(series).toEqual(reference.timeSeries(range, interval, q.countAiCrawlersAsAi, verifiedOnly));
   }
-  expect(await service.breakdown(projectId, { range })).toEqual(reference.breakdown(range));
+  expect(await service.breakdown(projectId, { range, verifiedOnly })).toEqual(
+    reference.breakdown(range, undefined, verifiedOnly),
+  );
 }

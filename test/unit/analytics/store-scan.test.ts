@@ -24,6 +24,7 @@ function view(i: number, overrides: Partial<PreparedEvent> = {}): PreparedEvent 
     flags: (i % 8) & 7,
     status: i % 4 === 0 ? null : 200,
     referrer: i % 5 === 0 ? null : `https://example.com/${i}`,
+    verified: i % 4 === 1,
     ...overrides,
   };
 }

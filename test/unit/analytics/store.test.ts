@@ -221,6 +221,7 @@ describe('embedded analytics store', () => {
       flags,
       status: 200,
       referrer: null,
+      verified: false,
     });
     await writer.store.append('prj', [
       old(1, 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)', 'human', 'Browser'),
