@@ -267,9 +267,10 @@ function buildProgram(jsonErrors: boolean): Command {
   analytics
     .command('migrate')
     .description(
-      "copy a project's stored views to another analytics backend (resumable: run it again after an interruption), then check counts and exports",
+      "copy a project's (or every project's) stored views to another analytics backend (resumable: run it again after an interruption), then check counts and exports",
     )
-    .requiredOption('--project <id>', 'project whose views to copy')
+    .option('--project <id>', 'project whose views to copy')
+    .option('--all-projects', 'copy every project, one after another')
     .requiredOption(
       '--to <url>',
       'target backend: embedded, postgres://… or clickhouse://user:password@host:8123/database',
@@ -279,7 +280,8 @@ function buildProgram(jsonErrors: boolean): Command {
     .option(...json)
     .action((o) =>
       analyticsMigrateCommand({
-        project: o.project,
+        ...(o.project ? { project: o.project } : {}),
+        allProjects: Boolean(o.allProjects),
         to: o.to,
         ...(o.from ? { from: o.from } : {}),
         ...(o.batchSize ? { batchSize: o.batchSize } : {}),

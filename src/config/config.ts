@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SALT_ROTATIONS } from '../domain/analytics/identity.ts';
+import { type AnalyticsOptions, DEFAULT_ANALYTICS_OPTIONS } from '../domain/analytics/options.ts';
 import type { DatabaseConfig } from '../storage/database.ts';
 import { type AnalyticsBackendConfig, parseAnalyticsBackend } from './analytics-backend.ts';
 
@@ -62,17 +63,8 @@ export interface Config {
   };
   /** Key that encrypts stored credentials (code host tokens); null when not configured. */
   secretKey: string | null;
-  analytics: {
-    saltRotation: (typeof SALT_ROTATIONS)[number];
-    saltRetentionDays: number;
-    maxBatch: number;
-    trustedProxies: string[];
-    rateLimitPerWindow: number;
-    /** Browser beacons per client IP per minute per project; 0 disables the limit. */
-    collectRateLimitPerMinute: number;
-    durability: 'full' | 'normal';
-    /** The embedded engine's file; null: `analytics.sqlite` in the data dir. */
-    file: string | null;
+  /** The deployment's analytics options (defaults: DEFAULT_ANALYTICS_OPTIONS). */
+  analytics: AnalyticsOptions & {
     /** Where the views are stored (DOCWRIGHT_ANALYTICS_URL). */
     backend: AnalyticsBackendConfig;
   };
@@ -234,16 +226,28 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
     },
     secretKey: read.string('DOCWRIGHT_SECRET_KEY') ?? null,
     analytics: {
-      saltRotation: read.oneOf('DOCWRIGHT_ANALYTICS_SALT_ROTATION', SALT_ROTATIONS) ?? 'daily',
-      saltRetentionDays: read.integer('DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS', { min: 1 }) ?? 7,
-      maxBatch: read.integer('DOCWRIGHT_ANALYTICS_MAX_BATCH', { min: 1, max: 100_000 }) ?? 1000,
+      saltRotation:
+        read.oneOf('DOCWRIGHT_ANALYTICS_SALT_ROTATION', SALT_ROTATIONS) ??
+        DEFAULT_ANALYTICS_OPTIONS.saltRotation,
+      saltRetentionDays:
+        read.integer('DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS', { min: 1 }) ??
+        DEFAULT_ANALYTICS_OPTIONS.saltRetentionDays,
+      maxBatch:
+        read.integer('DOCWRIGHT_ANALYTICS_MAX_BATCH', { min: 1, max: 100_000 }) ??
+        DEFAULT_ANALYTICS_OPTIONS.maxBatch,
       trustedProxies: (read.string('DOCWRIGHT_TRUSTED_PROXIES') ?? '')
         .split(',')
         .map((entry) => entry.trim())
         .filter(Boolean),
-      rateLimitPerWindow: read.integer('DOCWRIGHT_ANALYTICS_RATE_LIMIT', { min: 0 }) ?? 1000,
-      collectRateLimitPerMinute: read.integer('DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT', { min: 0 }) ?? 120,
-      durability: read.oneOf('DOCWRIGHT_ANALYTICS_DURABILITY', ['full', 'normal'] as const) ?? 'full',
+      rateLimitPerWindow:
+        read.integer('DOCWRIGHT_ANALYTICS_RATE_LIMIT', { min: 0 }) ??
+        DEFAULT_ANALYTICS_OPTIONS.rateLimitPerWindow,
+      collectRateLimitPerMinute:
+        read.integer('DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT', { min: 0 }) ??
+        DEFAULT_ANALYTICS_OPTIONS.collectRateLimitPerMinute,
+      durability:
+        read.oneOf('DOCWRIGHT_ANALYTICS_DURABILITY', ['full', 'normal'] as const) ??
+        DEFAULT_ANALYTICS_OPTIONS.durability,
       file: analyticsFile,
       backend: parseAnalyticsBackend(
         read.string('DOCWRIGHT_ANALYTICS_URL'),

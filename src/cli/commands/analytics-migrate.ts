@@ -12,7 +12,9 @@ import { openContext } from '../context.ts';
 import { print } from '../output.ts';
 
 export interface MigrateOptions {
-  project: string;
+  /** One project, or every project when `allProjects`. */
+  project?: string;
+  allProjects?: boolean;
   to: string;
   from?: string;
   batchSize?: number;
@@ -28,15 +30,23 @@ export interface MigrateResult {
 }
 
 /**
- * `docwright analytics migrate --project ID --to URL [--from URL]`: copies the project's views
- * to another backend, resumable (the checkpoint file in the data dir), then checks the counts
- * and compares the exports on a few ranges; exits non-zero when they differ.
+ * `docwright analytics migrate (--project ID | --all-projects) --to URL [--from URL]`: copies
+ * the views to another backend, resumable (a checkpoint file per project in the data dir), then
+ * checks the counts and compares the exports on a few ranges; exits non-zero when they differ.
+ * With every project, each is copied and checked in turn, and a mismatch in one does not stop
+ * the others.
  */
 export async function analyticsMigrateCommand(options: MigrateOptions): Promise<void> {
+  if ((options.project === undefined) === !options.allProjects) {
+    throw new Error('Give either --project <id> or --all-projects');
+  }
   const { config, logger, services } = await openContext({ newDataDirNotice: options });
   const stores: Array<AnalyticsStore & ViewScanner> = [];
   try {
-    await services.projects.get(options.project); // a clear "not found" first
+    const projects =
+      options.project === undefined
+        ? (await services.projects.list()).map((p) => p.id)
+        : [(await services.projects.get(options.project)).id]; // a clear "not found" first
     const problems: string[] = [];
     const context = {
       database: config.database,
@@ -57,46 +67,58 @@ export async function analyticsMigrateCommand(options: MigrateOptions): Promise<
     stores.push(from);
     const to = await open(target);
     stores.push(to);
-    const checkpointFile = path.join(
-      config.dataDir,
-      'analytics-migrate',
-      `${options.project}-${createHash('sha256').update(describe(source)).update('\0').update(describe(target)).digest('hex').slice(0, 16)}.json`,
-    );
-    const progress = new ProgressLine(options.json);
-    const copied = await copyViews({
-      projectId: options.project,
-      source: from,
-      target: to,
-      checkpoints: new FileCheckpoints(checkpointFile),
-      ...(options.batchSize ? { batchSize: options.batchSize } : {}),
-      onProgress: (p) => progress.update(p),
-    });
-    progress.end();
-    const sourceViews = await from.countViews(options.project);
-    const targetViews = await to.countViews(options.project);
-    const exportsEqual = await sameExports(from, to, options.project);
-    const result: MigrateResult = {
-      project: options.project,
-      copied: copied.copied,
-      sourceViews,
-      targetViews,
-      exportsEqual,
-    };
-    if (sourceViews !== targetViews || !exportsEqual) {
-      process.exitCode = 1;
-      print(options.json, { error: mismatch(result), ...result }, (r) => `Error: ${r.error}`);
+    const results: MigrateResult[] = [];
+    for (const project of projects) {
+      const checkpointFile = path.join(
+        config.dataDir,
+        'analytics-migrate',
+        `${project}-${createHash('sha256').update(describe(source)).update('\0').update(describe(target)).digest('hex').slice(0, 16)}.json`,
+      );
+      const progress = new ProgressLine(options.json, projects.length > 1 ? `${project}: ` : '');
+      const copied = await copyViews({
+        projectId: project,
+        source: from,
+        target: to,
+        checkpoints: new FileCheckpoints(checkpointFile),
+        ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+        onProgress: (p) => progress.update(p),
+      });
+      progress.end();
+      results.push({
+        project,
+        copied: copied.copied,
+        sourceViews: await from.countViews(project),
+        targetViews: await to.countViews(project),
+        exportsEqual: await sameExports(from, to, project),
+      });
+    }
+    const failed = results.filter((r) => r.sourceViews !== r.targetViews || !r.exportsEqual);
+    if (failed.length > 0) process.exitCode = 1;
+    if (options.project !== undefined) {
+      const [result] = results as [MigrateResult];
+      if (failed.length > 0)
+        print(options.json, { error: mismatch(result), ...result }, (r) => `Error: ${r.error}`);
+      else print(options.json, result, describeResult);
       return;
     }
-    print(
-      options.json,
-      result,
-      (r) =>
-        `Copied ${r.copied.toLocaleString('en')} views of ${r.project}; the target holds ${r.targetViews.toLocaleString('en')} views, as the source does, and its exports are the same.`,
+    const summary = {
+      ...(failed.length > 0 ? { error: failed.map(mismatch).join('; ') } : {}),
+      projects: results,
+    };
+    print(options.json, summary, (r) =>
+      [
+        ...r.projects.map((p) => (failed.includes(p) ? `Error: ${mismatch(p)}` : describeResult(p))),
+        `${r.projects.length - failed.length} of ${r.projects.length} projects copied and checked.`,
+      ].join('\n'),
     );
   } finally {
     for (const store of stores) await store.close();
     await services.close();
   }
+}
+
+function describeResult(r: MigrateResult): string {
+  return `Copied ${r.copied.toLocaleString('en')} views of ${r.project}; the target holds ${r.targetViews.toLocaleString('en')} views, as the source does, and its exports are the same.`;
 }
 
 function mismatch(r: MigrateResult): string {
@@ -194,8 +216,10 @@ class FileCheckpoints implements CheckpointStore {
 class ProgressLine {
   private readonly tty: boolean;
   private lastTenth = -1;
-  constructor(json: boolean) {
+  private readonly label: string;
+  constructor(json: boolean, label: string) {
     this.tty = !json && Boolean(process.stderr.isTTY);
+    this.label = label;
   }
 
   update({ copied, total }: CopyProgress): void {
@@ -204,14 +228,14 @@ class ProgressLine {
       const width = 30;
       const bar = '#'.repeat(Math.round(share * width)).padEnd(width, '.');
       process.stderr.write(
-        `\r[${bar}] ${(share * 100).toFixed(1)}% ${copied.toLocaleString('en')}/${total.toLocaleString('en')} views`,
+        `\r${this.label}[${bar}] ${(share * 100).toFixed(1)}% ${copied.toLocaleString('en')}/${total.toLocaleString('en')} views`,
       );
       return;
     }
     const tenth = Math.floor(share * 10);
     if (tenth === this.lastTenth) return;
     this.lastTenth = tenth;
-    process.stderr.write(`copied ${copied} of ${total} views\n`);
+    process.stderr.write(`${this.label}copied ${copied} of ${total} views\n`);
   }
 
   end(): void {

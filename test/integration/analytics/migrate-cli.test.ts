@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createClient } from '@clickhouse/client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { randomBase32 } from '../../../src/domain/ids.ts';
 import { DOCWRIGHT_BIN, runCli, startChild } from '../../helpers/processes.ts';
@@ -12,8 +13,87 @@ const CLAUDE = 'Claude-User (claude-code/2.1.158; +https://support.anthropic.com
 // ClickHouse database of the test's own.
 describe.runIf(testBackend === 'postgres')('docwright analytics migrate (PostgreSQL → ClickHouse)', () => {
   let database: TestDatabase;
+  /** The target database of each test, dropped after it. */
+  let clickhouseDatabase = '';
+  const target = () => {
+    clickhouseDatabase = `dw_test_${randomBase32(12).toLowerCase()}`;
+    return `${inject('clickhouseUrl')}/${clickhouseDatabase}`;
+  };
   afterEach(async () => {
     await database.drop();
+    const admin = createClient({ url: inject('clickhouseUrl') });
+    await admin.command({ query: `DROP DATABASE IF EXISTS ${clickhouseDatabase}` });
+    await admin.close();
+  });
+
+  const logLines = (count: number, page: string) =>
+    Array.from({ length: count }, (_, i) =>
+      JSON.stringify({
+        timestamp: new Date(Date.UTC(2025, 2, 1) + i * 60_000).toISOString(),
+        client_ip: `10.1.${(i >> 8) & 7}.${i & 255}`,
+        path: `/${page}-${i % 9}`,
+        user_agent: i % 4 === 0 ? CLAUDE : FIREFOX,
+        status: 200,
+      }),
+    ).join('\n');
+
+  it('copies every project with --all-projects, each checked, and refuses neither or both', async () => {
+    database = createTestDatabase();
+    const env = { ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent' };
+    const cli = async (args: string[]) => {
+      const result = await runCli([...args, '--json'], env);
+      expect(result.stderr).not.toContain('"error"');
+      return JSON.parse(result.stdout) as Record<string, unknown>;
+    };
+    const create = async (name: string) =>
+      (await cli(['projects', 'create', '--name', name, '--repo', 'https://example.com/d.git'])).id as string;
+    const [a, b, empty] = [await create('a'), await create('b'), await create('empty')];
+    for (const [project, count] of [
+      [a, 300],
+      [b, 200],
+    ] as const) {
+      const file = path.join(database.dir, `${project}.jsonl`);
+      writeFileSync(file, `${logLines(count, project)}\n`);
+      expect(await cli(['analytics', 'import', '--project', project, file])).toMatchObject({
+        imported: count,
+      });
+    }
+    const to = target();
+    const neither = await runCli(['analytics', 'migrate', '--to', to, '--json'], env);
+    expect(neither.code).toBe(1);
+    expect(neither.stderr).toContain('Give either --project <id> or --all-projects');
+    const both = await runCli(['analytics', 'migrate', '--project', a, '--all-projects', '--to', to], env);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('Give either --project <id> or --all-projects');
+
+    const all = await runCli(['analytics', 'migrate', '--all-projects', '--to', to, '--json'], env);
+    expect(all.code).toBe(0);
+    const { projects } = JSON.parse(all.stdout) as { projects: Array<Record<string, unknown>> };
+    const byProject = new Map(projects.map((p) => [p.project, p]));
+    expect(byProject.get(a)).toEqual({
+      project: a,
+      copied: 300,
+      sourceViews: 300,
+      targetViews: 300,
+      exportsEqual: true,
+    });
+    expect(byProject.get(b)).toEqual({
+      project: b,
+      copied: 200,
+      sourceViews: 200,
+      targetViews: 200,
+      exportsEqual: true,
+    });
+    expect(byProject.get(empty)).toEqual({
+      project: empty,
+      copied: 0,
+      sourceViews: 0,
+      targetViews: 0,
+      exportsEqual: true,
+    });
+    const text = await runCli(['analytics', 'migrate', '--all-projects', '--to', to], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('3 of 3 projects copied and checked.');
   });
 
   it('killed mid-copy and run again, copies every view once: same counts, same exports', async () => {
@@ -43,7 +123,7 @@ describe.runIf(testBackend === 'postgres')('docwright analytics migrate (Postgre
     writeFileSync(file, `${lines.join('\n')}\n`);
     expect(await cli(['analytics', 'import', '--project', project, file])).toMatchObject({ imported: 3000 });
 
-    const to = `${inject('clickhouseUrl')}/dw_test_${randomBase32(12).toLowerCase()}`;
+    const to = target();
     const args = ['analytics', 'migrate', '--project', project, '--to', to, '--batch-size', '100', '--json'];
     const first = await startChild([DOCWRIGHT_BIN, ...args], env);
     const deadline = Date.now() + 30_000;

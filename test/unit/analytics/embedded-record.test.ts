@@ -23,6 +23,7 @@ const view = fc.record({
   category: fc.integer({ min: 0, max: 255 }),
   fetch: fc.integer({ min: 0, max: 7 }),
   purpose: fc.integer({ min: 0, max: 7 }),
+  verified: fc.boolean(),
   classifier: u32,
   keyLo: u32,
   keyHi: u32,
@@ -43,7 +44,7 @@ describe('embedded view record', () => {
             v.referrer,
             v.status,
             v.category,
-            flagsByte(v.fetch, v.purpose),
+            flagsByte(v.fetch, v.purpose, v.verified),
             v.classifier,
             v.keyLo,
             v.keyHi,
@@ -68,6 +69,7 @@ describe('embedded view record', () => {
               category: c.category,
               fetch: c.fetchFlags,
               purpose: c.purposeCode,
+              verified: c.verified,
               classifier: c.classifierVersion,
               keyLo: c.keyLo,
               keyHi: c.keyHi,
@@ -77,7 +79,7 @@ describe('embedded view record', () => {
         };
         expect(read()).toEqual(views);
         for (const c = new ViewCursor(writer); c.next(); )
-          c.reclassify(7, 1, flagsByte(c.fetchFlags, 2), version);
+          c.reclassify(7, 1, flagsByte(c.fetchFlags, 2, c.verified), version);
         expect(read()).toEqual(
           views.map((v) => ({ ...v, agent: 7, category: 1, purpose: 2, classifier: version })),
         );

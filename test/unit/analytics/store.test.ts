@@ -1,13 +1,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import type { Logger } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AnalyticsService,
   type AnalyticsServiceOptions,
 } from '../../../src/domain/analytics/analytics-service.ts';
 import { type Category, purposeFromCode } from '../../../src/domain/analytics/categories.ts';
-import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
+import {
+  type Counts,
+  EVENT_FLAGS,
+  type PreparedEvent,
+  type PurposeSplit,
+} from '../../../src/domain/analytics/store.ts';
 import { AnalyticsDatabase } from '../../../src/integrations/analytics/embedded/analytics-database.ts';
 import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
 import { ViewCursor } from '../../../src/integrations/analytics/embedded/record.ts';
@@ -18,18 +25,31 @@ const CHROME =
 const CHATGPT =
   'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot';
 const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
+/** Full Counts: human, ai, total and the purpose split (zero unless given). */
+const counts = (human: number, ai: number, total: number, purposes: Partial<PurposeSplit> = {}): Counts => ({
+  human,
+  ai,
+  total,
+  aiAssistant: 0,
+  aiSearch: 0,
+  aiTraining: 0,
+  aiOther: 0,
+  ...purposes,
+});
 
-/** Each stored view's agent, purpose and fetch flags, in storage order (read from the file). */
-function storedViews(file: string): Array<{ agent: string; purpose: string | null; fetch: number }> {
+/** Each stored view's agent, purpose, fetch flags and verified bit, in storage order (read from the file). */
+type StoredView = { agent: string; purpose: string | null; fetch: number; verified: boolean };
+function storedViews(file: string): StoredView[] {
   const db = new AnalyticsDatabase({ file });
   try {
-    const views: Array<{ agent: string; purpose: string | null; fetch: number }> = [];
+    const views: StoredView[] = [];
     for (const chunk of db.chunks.projectPage(db.projectNo('prj'), 0, 1000)) {
       for (const v = new ViewCursor(chunk); v.next(); ) {
         views.push({
           agent: db.agents.nameOf(v.agent),
           purpose: purposeFromCode(v.purposeCode),
           fetch: v.fetchFlags,
+          verified: v.verified,
         });
       }
     }
@@ -77,7 +97,7 @@ describe('embedded analytics store', () => {
     // Not contiguous with the server's tail: it must read the importer's rows from the log.
     await server.ingest('prj', [view(4)]);
     const report = await server.pages('prj', 'visitors', all);
-    expect(report.totals).toEqual({ human: 3, ai: 1, total: 4 });
+    expect(report.totals).toEqual(counts(3, 1, 4, { aiAssistant: 1 }));
     expect(report.rows.map((r) => r.path).sort()).toEqual(['/p1', '/p2', '/p3', '/p4']);
   });
 
@@ -98,7 +118,7 @@ describe('embedded analytics store', () => {
     await cli.deleteProject('doomed');
     for (const s of [server, cli]) {
       expect(await s.pages('doomed', 'views', all)).toEqual({
-        totals: { human: 0, ai: 0, total: 0 },
+        totals: counts(0, 0, 0),
         rows: [],
         hasMore: false,
       });
@@ -126,12 +146,12 @@ describe('embedded analytics store', () => {
       { timestamp: '2025-03-01T10:00:00Z', path: '/x', userAgent: CHROME, visitorId: 'same' },
     ]);
     expect(await s.pages('a', 'visitors', all)).toEqual({
-      totals: { human: 1, ai: 1, total: 1 },
-      rows: [{ path: '/x', human: 1, ai: 1, total: 1 }],
+      totals: counts(1, 1, 1, { aiAssistant: 1 }),
+      rows: [{ path: '/x', ...counts(1, 1, 1, { aiAssistant: 1 }) }],
       hasMore: false,
     });
-    expect((await s.pages('a', 'views', all)).totals).toEqual({ human: 1, ai: 1, total: 2 });
-    expect((await s.pages('b', 'visitors', all)).totals).toEqual({ human: 1, ai: 0, total: 1 });
+    expect((await s.pages('a', 'views', all)).totals).toEqual(counts(1, 1, 2, { aiAssistant: 1 }));
+    expect((await s.pages('b', 'visitors', all)).totals).toEqual(counts(1, 0, 1));
     expect((await s.pages('nobody', 'visitors', all)).rows).toEqual([]);
   });
 
@@ -172,8 +192,8 @@ describe('embedded analytics store', () => {
     ]);
     const days = await s.timeSeries('prj', { range: { from: null, to: null }, interval: 'day' });
     expect(days.map((p) => [new Date(p.start).toISOString(), p.visitors, p.views.total])).toEqual([
-      ['2025-03-01T00:00:00.000Z', { human: 1, ai: 0, total: 1 }, 2],
-      ['2025-03-02T00:00:00.000Z', { human: 0, ai: 2, total: 2 }, 2],
+      ['2025-03-01T00:00:00.000Z', counts(1, 0, 1), 2],
+      ['2025-03-02T00:00:00.000Z', counts(0, 2, 2, { aiAssistant: 2 }), 2],
     ]);
     const hours = await s.timeSeries('prj', {
       range: { from: Date.parse('2025-03-01T10:30:00Z'), to: Date.parse('2025-03-01T12:00:00Z') },
@@ -208,6 +228,7 @@ describe('embedded analytics store', () => {
       category: Category,
       agent: string,
       flags = 0,
+      verified = false,
     ): PreparedEvent => ({
       eventKey: null,
       timestamp: Date.parse(`2025-03-0${n}T10:00:00Z`),
@@ -221,21 +242,22 @@ describe('embedded analytics store', () => {
       flags,
       status: 200,
       referrer: null,
-      verified: false,
+      verified,
     });
     await writer.store.append('prj', [
-      old(1, 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)', 'human', 'Browser'),
+      // Verified at ingest (its IP was OpenAI's): reclassifying keeps that.
+      old(1, 'Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)', 'human', 'Browser', 0, true),
       old(2, CHROME, 'human', 'Browser'),
       old(3, 'curl/8.5.0', 'bot', 'curl', EVENT_FLAGS.markdownPath),
     ]);
     await writer.ingest('prj', [
       { timestamp: '2025-03-04T10:00:00Z', path: '/guide', userAgent: CHROME, visitorId: 'now' },
     ]);
-    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({ human: 3, ai: 0, total: 3 });
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual(counts(3, 0, 3));
 
     expect(await writer.reclassify('prj')).toEqual({ examined: 3, changed: 2 });
 
-    const expected = { human: 2, ai: 1, total: 3 };
+    const expected = counts(2, 1, 3, { aiAssistant: 1, aiTraining: 1 });
     expect((await reader.pages('prj', 'visitors', all)).totals).toEqual(expected);
     expect((await writer.pages('prj', 'visitors', all)).totals).toEqual(expected);
     const agents = (await reader.breakdown('prj', { range: { from: null, to: null } })).agents;
@@ -243,17 +265,60 @@ describe('embedded analytics store', () => {
     expect(agents).toContainEqual({ agent: 'curl', category: 'ai', visitors: 1, views: 1 });
     // The purpose is stored with each view, and rewritten with its category.
     expect(storedViews(file)).toEqual([
-      { agent: 'GPTBot', purpose: 'training', fetch: 0 },
-      { agent: 'Browser', purpose: null, fetch: 0 },
-      { agent: 'curl', purpose: 'assistant', fetch: EVENT_FLAGS.markdownPath },
-      { agent: 'Browser', purpose: null, fetch: 0 },
+      { agent: 'GPTBot', purpose: 'training', fetch: 0, verified: true },
+      { agent: 'Browser', purpose: null, fetch: 0, verified: false },
+      { agent: 'curl', purpose: 'assistant', fetch: EVENT_FLAGS.markdownPath, verified: false },
+      { agent: 'Browser', purpose: null, fetch: 0, verified: false },
     ]);
+    // Counted verified only, the verified crawler stays a crawler and the unverified curl is a bot.
+    const verifiedOnly = (await reader.breakdown('prj', { range: all.range, verifiedOnly: true })).agents;
+    expect(verifiedOnly).toContainEqual({ agent: 'GPTBot', category: 'ai_crawler', visitors: 1, views: 1 });
+    expect(verifiedOnly).toContainEqual({ agent: 'curl', category: 'bot', visitors: 1, views: 1 });
     // The snapshots written after reclassifying hold the new categories.
     await writer.store.close();
     await reader.store.close();
     const reopened = service();
     expect((await reopened.pages('prj', 'visitors', all)).totals).toEqual(expected);
     expect(await reopened.reclassify('prj')).toEqual({ examined: 0, changed: 0 });
+  });
+
+  it('upgrades a schema 5 file: its views read as not verified, its old snapshots are dropped, not found unreadable', async () => {
+    const writer = service();
+    await writer.ingest('prj', [
+      { timestamp: '2025-03-01T10:00:00Z', path: '/a', userAgent: CHROME, visitorId: 'h' },
+      { timestamp: '2025-03-02T10:00:00Z', path: '/a', userAgent: CHATGPT, ip: '203.0.113.1' },
+    ]);
+    const before = await writer.pages('prj', 'visitors', all);
+    await writer.store.close(); // writes the snapshots
+    // Back to what a Docwright of schema 5 left: snapshots of format 2 (the second word).
+    const sqlite = new SqliteDatabase(file);
+    const snapshots = sqlite.prepare('select project, day, data from day_snapshots').all() as Array<{
+      project: number;
+      day: number;
+      data: Buffer;
+    }>;
+    expect(snapshots.length).toBe(2);
+    for (const { project, day, data } of snapshots) {
+      data.writeUInt32LE(2, 4);
+      sqlite
+        .prepare('update day_snapshots set data = ? where project = ? and day = ?')
+        .run(data, project, day);
+    }
+    sqlite.pragma('user_version = 5');
+    sqlite.close();
+
+    const warnings: unknown[] = [];
+    const logger = {
+      warn: (...args: unknown[]) => warnings.push(args),
+      error: () => {},
+    } as unknown as Logger;
+    const store = new EmbeddedAnalyticsStore({ file, checkpointIntervalMs: 0, clock: () => NOW, logger });
+    open.push(store);
+    const reopened = new AnalyticsService({ store, salts: store, settings: store, clock: () => NOW });
+    expect(await reopened.pages('prj', 'visitors', all)).toEqual(before);
+    expect(warnings).toEqual([]);
+    const scanned = await store.scan('prj', null, 10);
+    expect(scanned.views.map((v) => v.verified)).toEqual([false, false]);
   });
 
   it('deletes salts past their retention, so visitors of an old period can no longer be linked', async () => {

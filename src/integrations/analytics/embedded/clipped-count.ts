@@ -1,5 +1,16 @@
+import { maxPathOf } from './counting.ts';
 import { DAY_MS, type DayIndex, firstSince } from './day-index.ts';
-import { SIDE_AI, SIDE_HUMAN } from './prev-list.ts';
+import {
+  AI,
+  countsPurpose,
+  HUMAN,
+  LIST_SIDES,
+  SEGMENTS,
+  SIDE_AI,
+  SIDE_HUMAN,
+  SIDE_PURPOSE,
+  SIDE_TOTAL,
+} from './index-layout.ts';
 
 /** (page, small code, visitor) triples as parallel columns, growing as needed. */
 export class Columns {
@@ -29,12 +40,21 @@ export class Columns {
 }
 
 /**
- * The views of one UTC day (days since the epoch) that fall inside a range's clipped edge; the
- * codes are categories, only 0 (human) and 1 (ai) kept.
+ * The views of one UTC day (days since the epoch) that fall inside a range's clipped edge; each
+ * code is the mask of list sides (index-layout.ts) the view belongs to (see `edgeCode`).
  */
 export interface EdgeViews {
   day: number;
   views: Columns;
+}
+
+/** The list sides a view of the default selection counts on, as a mask (0: none). */
+export function edgeCode(category: number, purpose: number): number {
+  let code = 0;
+  if (category === HUMAN) code = (1 << SIDE_HUMAN) | (1 << SIDE_TOTAL);
+  else if (category === AI) code = (1 << SIDE_AI) | (1 << SIDE_TOTAL);
+  if (countsPurpose(category, purpose)) code |= 1 << (SIDE_PURPOSE + purpose - 1);
+  return code;
 }
 
 export interface ClippedRange {
@@ -48,35 +68,31 @@ export interface ClippedRange {
   right: { edge: EdgeViews; index: DayIndex } | null;
 }
 
-// Per-visitor flags of the page being counted (one byte per visitor number).
-/** Seen on the clipped first day inside the range, as human / as ai. */
-const LEFT_HUMAN = 1;
-const LEFT_AI = 2;
-/** A whole-day entry (human / ai / total side) whose previous visit was on the clipped first day. */
-const BACK_HUMAN = 4;
-const BACK_AI = 8;
-const BACK_TOTAL = 16;
+// Per-visitor flags of the page being counted (one u32 per visitor number), side k = 0..6:
+/** Seen on the clipped first day inside the range, on side k: bit k. */
+const LEFT = 0;
+/** A whole-day entry of side k whose previous visit was on the clipped first day: bit 7 + k. */
+const BACK = LIST_SIDES;
+/** Seen on the clipped last day inside the range, on side k: bit 14 + k. */
+const RIGHT = 2 * LIST_SIDES;
 /** Already counted among the clipped first day's visitors. */
-const LEFT_DONE = 32;
-/** Seen on the clipped last day inside the range, as human / as ai. */
-const RIGHT_HUMAN = 64;
-const RIGHT_AI = 128;
-const LEFT_ANY = LEFT_HUMAN | LEFT_AI;
-const RIGHT_ANY = RIGHT_HUMAN | RIGHT_AI;
+const LEFT_DONE = 1 << (3 * LIST_SIDES);
+const SIDES_MASK = (1 << LIST_SIDES) - 1;
 
 /**
- * Exact distinct visitors per page (human, ai, human ∪ ai) over a range whose first and/or last
- * day is clipped, without building indexes for the clipped days. The whole days are counted by
- * the previous-visit scan (entries whose previous visit is before the first whole day). Then,
- * page by page, with one flag byte per visitor:
+ * Exact distinct visitors per page and list side (human, ai, human ∪ ai, each purpose) over a
+ * range whose first and/or last day is clipped, without building indexes for the clipped days.
+ * The whole days are counted by the previous-visit scan (entries whose previous visit is before
+ * the first whole day). Then, page by page, with one flag word per visitor, for each side:
  * - a visitor of the clipped first day L is new unless it also came in the whole days, which is
  *   exactly when one of its whole-day entries has its previous visit on L;
  * - a visitor of the clipped last day R is new unless its previous visit before R (from R's
  *   own index) is in the whole days, or is on L and it is among the clipped first day's visitors.
  * No hash tables: every step is a sequential scan or a counting sort by page. `flags` must be
- * all zero and at least `universe` long; it is left all zero. Left and right must be different days.
+ * all zero and at least `universe` long; it is left all zero. Left and right must be different
+ * days. Returns one array per side, indexed by path.
  */
-export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int32Array> {
+export function countClipped(range: ClippedRange, flags: Uint32Array): Int32Array[] {
   const { left, right, firstWhole } = range;
   const lv = left ? left.views : null;
   const rv = right ? right.edge.views : null;
@@ -84,11 +100,8 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
   if (lv) maxPath = Math.max(maxPath, maxOf(lv.paths, lv.length));
   if (right && rv) maxPath = Math.max(maxPath, maxOf(rv.paths, rv.length), maxPathOf(right.index));
   for (const day of range.whole) maxPath = Math.max(maxPath, maxPathOf(day));
-  const sums = [
-    new Int32Array(maxPath + 1),
-    new Int32Array(maxPath + 1),
-    new Int32Array(maxPath + 1),
-  ] as const;
+  const sums: Int32Array[] = [];
+  for (let side = 0; side < LIST_SIDES; side++) sums.push(new Int32Array(maxPath + 1));
   const leftDay = left ? left.day : -1;
 
   // 1. Whole days, day by day; the entries coming back from L are kept for step 2. Packed days
@@ -100,9 +113,12 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
       const { paths, offsets, values, prev } = packed;
       for (let i = 0; i < paths.length; i++) {
         const path = paths[i] as number;
-        for (let side = 0; side < 3; side++) {
-          const start = offsets[i * 4 + side] as number;
-          const end = firstSince(prev, start, offsets[i * 4 + side + 1] as number, firstWhole);
+        const base = i * SEGMENTS;
+        for (let side = 0; side < LIST_SIDES; side++) {
+          const start = offsets[base + side] as number;
+          const stop = offsets[base + side + 1] as number;
+          if (stop === start) continue;
+          const end = firstSince(prev, start, stop, firstWhole);
           const sum = sums[side] as Int32Array;
           sum[path] = (sum[path] as number) + (end - start);
           if (!left) continue;
@@ -113,7 +129,7 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
       continue;
     }
     for (const [path, page] of day.pages) {
-      for (let side = 0; side < 3; side++) {
+      for (let side = 0; side < LIST_SIDES; side++) {
         const list = page.lists[side];
         if (!list) continue;
         const { values, prev, length } = list;
@@ -130,14 +146,13 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
       }
     }
   }
-  if (!left && !right) return [...sums];
+  if (!left && !right) return sums;
 
   // 2. Page by page: the edges' views and the returning entries, grouped by page.
   const leftByPath = lv ? groupByPath(lv.paths, lv.length, maxPath) : null;
   const backByPath = groupByPath(back.paths, back.length, maxPath);
   const rightByPath = rv ? groupByPath(rv.paths, rv.length, maxPath) : null;
   const rightLists = right ? listsByPath(right.index, maxPath, firstWhole) : null;
-  const [humanSum, aiSum, totalSum] = sums;
   for (let path = 0; path <= maxPath; path++) {
     if (lv && leftByPath) {
       const { order, starts } = leftByPath;
@@ -147,31 +162,27 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
         for (let k = from; k < to; k++) {
           const i = order[k] as number;
           const v = lv.visitors[i] as number;
-          flags[v] = (flags[v] as number) | (lv.codes[i] === 0 ? LEFT_HUMAN : LEFT_AI);
+          flags[v] = (flags[v] as number) | ((lv.codes[i] as number) << LEFT);
         }
         for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++) {
           const i = backByPath.order[k] as number;
           const v = back.visitors[i] as number;
-          const side = back.codes[i] as number;
-          flags[v] =
-            (flags[v] as number) |
-            (side === SIDE_HUMAN ? BACK_HUMAN : side === SIDE_AI ? BACK_AI : BACK_TOTAL);
+          flags[v] = (flags[v] as number) | (1 << (BACK + (back.codes[i] as number)));
         }
-        let human = 0;
-        let ai = 0;
-        let total = 0;
         for (let k = from; k < to; k++) {
           const v = lv.visitors[order[k] as number] as number;
           const f = flags[v] as number;
           if ((f & LEFT_DONE) !== 0) continue;
           flags[v] = f | LEFT_DONE;
-          if ((f & (LEFT_HUMAN | BACK_HUMAN)) === LEFT_HUMAN) human++;
-          if ((f & (LEFT_AI | BACK_AI)) === LEFT_AI) ai++;
-          if ((f & BACK_TOTAL) === 0) total++;
+          // Sides seen on L and not coming back in the whole days: new visitors there.
+          let fresh = (f >>> LEFT) & ~(f >>> BACK) & SIDES_MASK;
+          while (fresh !== 0) {
+            const side = 31 - Math.clz32(fresh & -fresh);
+            fresh &= fresh - 1;
+            const sum = sums[side] as Int32Array;
+            sum[path] = (sum[path] as number) + 1;
+          }
         }
-        humanSum[path] = (humanSum[path] as number) + human;
-        aiSum[path] = (aiSum[path] as number) + ai;
-        totalSum[path] = (totalSum[path] as number) + total;
       }
     }
 
@@ -180,17 +191,21 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
       const from = starts[path] as number;
       const to = starts[path + 1] as number;
       if (from < to) {
+        let sides = 0;
         for (let k = from; k < to; k++) {
           const i = order[k] as number;
           const v = rv.visitors[i] as number;
-          flags[v] = (flags[v] as number) | (rv.codes[i] === 0 ? RIGHT_HUMAN : RIGHT_AI);
+          const code = rv.codes[i] as number;
+          sides |= code;
+          flags[v] = (flags[v] as number) | (code << RIGHT);
         }
-        for (let side = 0; side < 3; side++) {
+        for (let side = 0; side < LIST_SIDES; side++) {
+          if ((sides & (1 << side)) === 0) continue;
           const list = rightLists(path, side);
           if (!list) continue;
           const { values, prev, start, end } = list;
-          const inRange = side === SIDE_HUMAN ? RIGHT_HUMAN : side === SIDE_AI ? RIGHT_AI : RIGHT_ANY;
-          const onLeft = side === SIDE_HUMAN ? LEFT_HUMAN : side === SIDE_AI ? LEFT_AI : LEFT_ANY;
+          const inRange = 1 << (RIGHT + side);
+          const onLeft = 1 << (LEFT + side);
           let count = 0;
           for (let j = start; j < end; j++) {
             const f = flags[values[j] as number] as number;
@@ -215,7 +230,7 @@ export function countClipped(range: ClippedRange, flags: Uint8Array): Array<Int3
         flags[back.visitors[backByPath.order[k] as number] as number] = 0;
     }
   }
-  return [...sums];
+  return sums;
 }
 
 interface ListRange {
@@ -242,12 +257,12 @@ function listsByPath(
     return (path, side) => {
       const i = position[path] as number;
       if (i < 0) return null;
-      const start = offsets[i * 4 + side] as number;
+      const start = offsets[i * SEGMENTS + side] as number;
       return {
         values,
         prev,
         start,
-        end: firstSince(prev, start, offsets[i * 4 + side + 1] as number, before),
+        end: firstSince(prev, start, offsets[i * SEGMENTS + side + 1] as number, before),
       };
     };
   }
@@ -289,13 +304,6 @@ function maxOf(values: Uint32Array, length: number): number {
   return max;
 }
 
-function maxPathOf(day: DayIndex): number {
-  if (day.packed) return maxOf(day.packed.paths, day.packed.paths.length);
-  let max = 0;
-  for (const path of day.pages.keys()) if (path > max) max = path;
-  return max;
-}
-
 /** The clipped part [from, to) of one day, read from its raw views (chunk records). */
 export class EdgeCollector {
   readonly edge: EdgeViews;
@@ -310,8 +318,9 @@ export class EdgeCollector {
     this.end = to - day * DAY_MS;
   }
 
-  add(msOfDay: number, path: number, visitor: number, category: number): void {
-    if (msOfDay < this.start || msOfDay >= this.end || category > 1) return;
-    this.edge.views.push(path, category, visitor);
+  add(msOfDay: number, path: number, visitor: number, category: number, purpose: number): void {
+    if (msOfDay < this.start || msOfDay >= this.end) return;
+    const code = edgeCode(category, purpose);
+    if (code !== 0) this.edge.views.push(path, code, visitor);
   }
 }

@@ -1,13 +1,19 @@
-import type { Counts } from '../../../domain/analytics/store.ts';
-import { type DayIndex, firstSince } from './day-index.ts';
-import { SIDE_AI, SIDE_HUMAN } from './prev-list.ts';
-import type { VisitorSet } from './visitor-set.ts';
+import type { Counts, PurposeSplit } from '../../../domain/analytics/store.ts';
+import { type DayIndex, firstSince, type PageEntry } from './day-index.ts';
+import { LIST_SIDES, SEGMENTS, type Selection } from './index-layout.ts';
 
 /** Visitor numbers (repeats allowed) with a view count: a VisitorSet or a PrevList. */
 export interface Members {
   values: Uint32Array;
   length: number;
   views: number;
+}
+
+/** Human, the ai side, and their union. */
+export interface SideCounts {
+  human: number;
+  ai: number;
+  total: number;
 }
 
 /**
@@ -32,7 +38,12 @@ export class Marks {
  * Exact |H|, |A| and |H ∪ A| of two families of visitor sets, in one pass over their members:
  * a visitor adds to `total` the first time it is seen on either side.
  */
-export function unionCounts(marks: Marks, universe: number, humanSets: Members[], aiSets: Members[]): Counts {
+export function unionCounts(
+  marks: Marks,
+  universe: number,
+  humanSets: readonly Members[],
+  aiSets: readonly Members[],
+): SideCounts {
   const words = marks.prepare(universe);
   const seenHuman = marks.human;
   const seenAi = marks.ai;
@@ -86,90 +97,180 @@ export function unionCounts(marks: Marks, universe: number, humanSets: Members[]
 }
 
 /** Distinct visitors of a family of sets (one side of `unionCounts`). */
-export function distinctCount(marks: Marks, universe: number, sets: Members[]): number {
-  return unionCounts(marks, universe, sets, []).human;
+export function distinctCount(marks: Marks, universe: number, sets: readonly Members[]): number {
+  return sets.length === 0 ? 0 : unionCounts(marks, universe, sets, []).human;
 }
 
-export function viewCounts(humanSets: Members[], aiSets: Members[]): Counts {
-  let human = 0;
-  let ai = 0;
-  for (const set of humanSets) human += set.views;
-  for (const set of aiSets) ai += set.views;
-  return { human, ai, total: human + ai };
+export function viewCount(sets: readonly Members[]): number {
+  let views = 0;
+  for (const set of sets) views += set.views;
+  return views;
 }
 
-/** Category codes that count as `ai`: ai, plus ai_crawler when the project says so. */
-export function aiCodes(countAiCrawlersAsAi: boolean): number[] {
-  return countAiCrawlersAsAi ? [1, 2] : [1];
+/** The purpose split: distinct visitors (or views) of each purpose's sets. */
+export function purposeCounts(
+  marks: Marks,
+  universe: number,
+  purposes: ReadonlyArray<readonly Members[]>,
+  measure: 'visitors' | 'views',
+): PurposeSplit {
+  const [assistant, search, training, other] = purposes.map((sets) =>
+    measure === 'views' ? viewCount(sets) : distinctCount(marks, universe, sets),
+  ) as [number, number, number, number];
+  return { aiAssistant: assistant, aiSearch: search, aiTraining: training, aiOther: other };
 }
+
+/** Full counts of families of sets: human, the ai side, and the four purposes. */
+export function countsOf(
+  marks: Marks,
+  universe: number,
+  human: readonly Members[],
+  ai: readonly Members[],
+  purposes: ReadonlyArray<readonly Members[]>,
+  measure: 'visitors' | 'views',
+): Counts {
+  const sides =
+    measure === 'visitors'
+      ? unionCounts(marks, universe, human, ai)
+      : { human: viewCount(human), ai: viewCount(ai), total: viewCount(human) + viewCount(ai) };
+  return { ...sides, ...purposeCounts(marks, universe, purposes, measure) };
+}
+
+export const NO_COUNTS: Counts = {
+  human: 0,
+  ai: 0,
+  total: 0,
+  aiAssistant: 0,
+  aiSearch: 0,
+  aiTraining: 0,
+  aiOther: 0,
+};
 
 export interface PageCount extends Counts {
   path: number;
 }
 
+/** A page's segment (index-layout.ts) as members, or null when empty. */
+export function segmentOf(page: PageEntry, segment: number): Members | null {
+  return segment < LIST_SIDES ? (page.lists[segment] ?? null) : (page.sets[segment - LIST_SIDES] ?? null);
+}
+
+/** The sets of `slots` that exist, from one of a day's arrays of sets. */
+export function pick<T>(sets: ReadonlyArray<T | null>, slots: readonly number[], into: T[]): void {
+  for (const slot of slots) {
+    const set = sets[slot];
+    if (set) into.push(set);
+  }
+}
+
+/** `pick` for each purpose: `into[p]` gets the sets of `slots[p]`. */
+export function pickEach<T>(
+  sets: ReadonlyArray<T | null>,
+  slots: ReadonlyArray<readonly number[]>,
+  into: T[][],
+): void {
+  for (let p = 0; p < slots.length; p++) pick(sets, slots[p] as number[], into[p] as T[]);
+}
+
 /**
  * Per-page counts over a range made of day (or partial-day) segments. With `firstDay` (a range
- * of whole days starting on that day, indexes in time order, crawlers not counted as ai), each
- * page's distinct visitors are the entries whose previous visit is before `firstDay`; otherwise
- * the sets are unioned.
+ * of whole days starting on that day, indexes in time order) and the default selection, each
+ * page's distinct visitors per side are the entries whose previous visit is before `firstDay`;
+ * otherwise the sets are unioned.
  */
 export function countPages(
   marks: Marks,
   universe: number,
   segments: readonly DayIndex[],
   measure: 'visitors' | 'views',
-  ai: readonly number[],
+  select: Selection,
   firstDay: number | null,
 ): PageCount[] {
-  if (measure === 'visitors' && firstDay !== null && ai.length === 1)
+  if (measure === 'visitors' && firstDay !== null && select.byPreviousVisits)
     return countFirstVisits(segments, firstDay);
-  const withCrawlers = ai.includes(2);
-  const byPath = new Map<number, { human: Members[]; ai: Members[] }>();
+  const { human, ai, purposes } = select.page;
+  const byPath = new Map<number, { human: Members[]; ai: Members[]; purposes: Members[][] }>();
   for (const segment of segments) {
     for (const [path, page] of segment.pageEntries()) {
       let entry = byPath.get(path);
       if (!entry) {
-        entry = { human: [], ai: [] };
+        entry = { human: [], ai: [], purposes: [[], [], [], []] };
         byPath.set(path, entry);
       }
-      const human = page.lists[SIDE_HUMAN];
-      if (human) entry.human.push(human);
-      const aiList = page.lists[SIDE_AI];
-      if (aiList) entry.ai.push(aiList);
-      if (withCrawlers && page.crawlers) entry.ai.push(page.crawlers);
+      const add = (slots: readonly number[], into: Members[]) => {
+        for (const slot of slots) {
+          const members = segmentOf(page, slot);
+          if (members) into.push(members);
+        }
+      };
+      add(human, entry.human);
+      add(ai, entry.ai);
+      for (let p = 0; p < purposes.length; p++) add(purposes[p] as number[], entry.purposes[p] as Members[]);
     }
   }
   const rows: PageCount[] = [];
   for (const [path, entry] of byPath) {
-    const counts =
-      measure === 'visitors'
-        ? unionCounts(marks, universe, entry.human, entry.ai)
-        : viewCounts(entry.human, entry.ai);
+    const counts = countsOf(marks, universe, entry.human, entry.ai, entry.purposes, measure);
     if (counts.total > 0) rows.push({ path, ...counts });
   }
   return rows;
 }
 
+/** Per-path sums of each list side, indexed by path: the rows of `countFirstVisits` and `countClipped`. */
+export function rowsOfSums(sums: readonly Int32Array[]): PageCount[] {
+  const [human, ai, total, assistant, search, training, other] = sums as [
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+  ];
+  const rows: PageCount[] = [];
+  for (let path = 0; path < total.length; path++) {
+    const t = total[path] as number;
+    if (t > 0)
+      rows.push({
+        path,
+        human: human[path] as number,
+        ai: ai[path] as number,
+        total: t,
+        aiAssistant: assistant[path] as number,
+        aiSearch: search[path] as number,
+        aiTraining: training[path] as number,
+        aiOther: other[path] as number,
+      });
+  }
+  return rows;
+}
+
+export function maxPathOf(day: DayIndex): number {
+  let max = 0;
+  if (day.packed) {
+    for (const path of day.packed.paths) if (path > max) max = path;
+  } else for (const path of day.pages.keys()) if (path > max) max = path;
+  return max;
+}
+
 function countFirstVisits(segments: readonly DayIndex[], firstDay: number): PageCount[] {
   let maxPath = 0;
-  for (const segment of segments) {
-    if (segment.packed) for (const path of segment.packed.paths) maxPath = Math.max(maxPath, path);
-    else for (const path of segment.pages.keys()) maxPath = Math.max(maxPath, path);
-  }
+  for (const segment of segments) maxPath = Math.max(maxPath, maxPathOf(segment));
   // Paths are dense dictionary numbers: accumulate in arrays indexed by them.
-  const human = new Int32Array(maxPath + 1);
-  const ai = new Int32Array(maxPath + 1);
-  const total = new Int32Array(maxPath + 1);
-  const sums = [human, ai, total];
+  const sums: Int32Array[] = [];
+  for (let side = 0; side < LIST_SIDES; side++) sums.push(new Int32Array(maxPath + 1));
   for (const segment of segments) {
     const packed = segment.packed;
     if (packed) {
       const { paths, offsets, prev } = packed;
       for (let i = 0; i < paths.length; i++) {
         const path = paths[i] as number;
-        for (let side = 0; side < 3; side++) {
-          const start = offsets[i * 4 + side] as number;
-          const count = firstSince(prev, start, offsets[i * 4 + side + 1] as number, firstDay) - start;
+        const base = i * SEGMENTS;
+        for (let side = 0; side < LIST_SIDES; side++) {
+          const start = offsets[base + side] as number;
+          const end = offsets[base + side + 1] as number;
+          if (end === start) continue;
+          const count = firstSince(prev, start, end, firstDay) - start;
           const sum = sums[side] as Int32Array;
           sum[path] = (sum[path] as number) + count;
         }
@@ -177,38 +278,31 @@ function countFirstVisits(segments: readonly DayIndex[], firstDay: number): Page
       continue;
     }
     for (const [path, page] of segment.pages) {
-      for (let side = 0; side < 3; side++) {
+      for (let side = 0; side < LIST_SIDES; side++) {
         const list = page.lists[side];
         const sum = sums[side] as Int32Array;
         if (list) sum[path] = (sum[path] as number) + list.countFirstSince(firstDay);
       }
     }
   }
-  const rows: PageCount[] = [];
-  for (let path = 0; path <= maxPath; path++) {
-    const t = total[path] as number;
-    if (t > 0) rows.push({ path, human: human[path] as number, ai: ai[path] as number, total: t });
-  }
-  return rows;
+  return rowsOfSums(sums);
 }
 
-/** Totals over the whole range, from the per-category sets. */
+/** Totals over the whole range, from the day's category and purpose sets. */
 export function countTotals(
   marks: Marks,
   universe: number,
   segments: readonly DayIndex[],
   measure: 'visitors' | 'views',
-  ai: readonly number[],
+  select: Selection,
 ): Counts {
-  const human: VisitorSet[] = [];
-  const aiSets: VisitorSet[] = [];
+  const human: Members[] = [];
+  const ai: Members[] = [];
+  const purposes: Members[][] = [[], [], [], []];
   for (const segment of segments) {
-    const h = segment.categories[0];
-    if (h) human.push(h);
-    for (const code of ai) {
-      const set = segment.categories[code];
-      if (set) aiSets.push(set);
-    }
+    pick(segment.categories, select.day.human, human);
+    pick(segment.categories, select.day.ai, ai);
+    pickEach(segment.purposes, select.day.purposes, purposes);
   }
-  return measure === 'visitors' ? unionCounts(marks, universe, human, aiSets) : viewCounts(human, aiSets);
+  return countsOf(marks, universe, human, ai, purposes, measure);
 }

@@ -1,26 +1,47 @@
-import { type LastSeen, PrevList, SIDE_AI, SIDE_HUMAN, SIDE_TOTAL } from './prev-list.ts';
+import {
+  AI,
+  agentKey,
+  CATEGORY_SLOTS,
+  CRAWLER,
+  categorySlot,
+  countsPurpose,
+  HOUR_SLOTS,
+  hourCategorySlot,
+  hourPurposeSlot,
+  LIST_SIDES,
+  PURPOSE_SLOTS,
+  purposeSlot,
+  SEGMENTS,
+  SET_AI_VERIFIED,
+  SET_CRAWLER,
+  SET_CRAWLER_VERIFIED,
+  SET_PURPOSE_VERIFIED,
+  SIDE_AI,
+  SIDE_HUMAN,
+  SIDE_PURPOSE,
+  SIDE_TOTAL,
+} from './index-layout.ts';
+import { type LastSeen, PrevList } from './prev-list.ts';
 import { VisitorSet } from './visitor-set.ts';
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
-/** Category codes 0..2 (human, ai, ai_crawler) are counted per page and per hour. */
-export const COUNTED_CATEGORIES = 3;
-export const CATEGORY_COUNT = 5;
-const CRAWLER = 2;
 
-/** One page on one day: distinct visitors per side with their previous visits, and crawlers. */
+/**
+ * One page on one day (see index-layout.ts): previous-visit lists, indexed by side
+ * (0..LIST_SIDES−1), and plain visitor sets, indexed by segment − LIST_SIDES.
+ */
 export interface PageEntry {
-  /** Indexed by SIDE_HUMAN, SIDE_AI, SIDE_TOTAL (human ∪ ai). */
   lists: Array<PrevList | null>;
-  crawlers: VisitorSet | null;
+  sets: Array<VisitorSet | null>;
 }
 
 /**
- * A closed day's page lists packed into a few arrays (no per-list objects): page i's human,
- * ai, total and crawler members are `values[offsets[4i + s] .. offsets[4i + s + 1])`, with
- * the previous visits at the same positions in `prev` (unused for crawlers). Each human, ai
- * and total list is sorted by previous visit, so the entries whose previous visit is before a
- * day are a prefix found by binary search (see `firstSince`).
+ * A closed day's page segments packed into a few arrays (no per-list objects): page i's
+ * segment s (index-layout.ts) is `values[offsets[SEGMENTS·i + s] .. offsets[SEGMENTS·i + s + 1])`,
+ * with the previous visits at the same positions in `prev` (unused for sets). Each list is
+ * sorted by previous visit, so the entries whose previous visit is before a day are a prefix
+ * found by binary search (see `firstSince`).
  */
 export interface PackedPages {
   paths: Uint32Array;
@@ -30,17 +51,36 @@ export interface PackedPages {
   views: Uint32Array;
 }
 
-/** How a day tells its project that a view arrived out of time order. */
+/** Where a day finds previous visits, and how it tells its project that a view arrived out of time order. */
 export interface DayOwner {
+  /** Human and ai days of every (page, visitor). */
   lastSeen: LastSeen;
+  /** The four purposes' days of the (page, visitor) pairs with an AI view. */
+  purposeSeen: LastSeen;
   outOfOrder(day: number): void;
+}
+
+function emptyEntry(): PageEntry {
+  return {
+    lists: new Array(LIST_SIDES).fill(null),
+    sets: new Array(SEGMENTS - LIST_SIDES).fill(null),
+  };
+}
+
+function addTo(sets: Array<VisitorSet | null>, slot: number, visitor: number): void {
+  let set = sets[slot];
+  if (!set) {
+    set = new VisitorSet();
+    sets[slot] = set;
+  }
+  set.add(visitor);
 }
 
 /**
  * Everything the exports need about one UTC day (or, for a range edge, part of one): per page
- * the visitor lists with previous visits, and visitor sets per category, per (agent, category)
- * and per (hour, category). `lastSeen` is the newest event in it, so a cached answer can tell
- * whether it is stale.
+ * the visitor lists with previous visits and the sets beside them, and visitor sets per
+ * category, per purpose, per (agent, category, verified) and per hour (see index-layout.ts).
+ * `lastSeq` is the newest event in it, so a cached answer can tell whether it is stale.
  */
 export class DayIndex {
   readonly day: number;
@@ -48,11 +88,14 @@ export class DayIndex {
   /** Open days: one entry per page. Closed days keep `packed` instead (and this is empty). */
   readonly pages = new Map<number, PageEntry>();
   packed: PackedPages | null = null;
-  readonly categories: Array<VisitorSet | null> = new Array(CATEGORY_COUNT).fill(null);
-  /** Keyed by agent * 8 + category: a generic agent name can appear in two categories. */
+  /** Indexed by `categorySlot`. */
+  readonly categories: Array<VisitorSet | null> = new Array(CATEGORY_SLOTS).fill(null);
+  /** Indexed by `purposeSlot`. */
+  readonly purposes: Array<VisitorSet | null> = new Array(PURPOSE_SLOTS).fill(null);
+  /** Keyed by `agentKey`. */
   readonly agents = new Map<number, VisitorSet>();
-  /** Indexed by hour * COUNTED_CATEGORIES + category. */
-  readonly hours: Array<VisitorSet | null> = new Array(24 * COUNTED_CATEGORIES).fill(null);
+  /** Indexed by hour · HOUR_SLOTS + hour slot. */
+  readonly hours: Array<VisitorSet | null> = new Array(24 * HOUR_SLOTS).fill(null);
   /**
    * A list may hold a visitor twice: a late view was added before the previous visits were
    * rebuilt (see rebuildPrevs, which removes the repeats and clears this).
@@ -66,74 +109,90 @@ export class DayIndex {
     this.owner = owner;
   }
 
-  addView(seq: number, ts: number, path: number, visitor: number, category: number, agent: number): void {
+  addView(
+    seq: number,
+    ts: number,
+    path: number,
+    visitor: number,
+    category: number,
+    agent: number,
+    purpose: number,
+    verified: boolean,
+  ): void {
     if (this.packed) this.unpack();
     if (seq > this.lastSeq) this.lastSeq = seq;
-    let set = this.categories[category];
-    if (!set) {
-      set = new VisitorSet();
-      this.categories[category] = set;
-    }
-    set.add(visitor);
-
-    const agentKey = agent * 8 + category;
-    let agentSet = this.agents.get(agentKey);
+    addTo(this.categories, categorySlot(category, verified), visitor);
+    const key = agentKey(agent, category, verified);
+    let agentSet = this.agents.get(key);
     if (!agentSet) {
       agentSet = new VisitorSet();
-      this.agents.set(agentKey, agentSet);
+      this.agents.set(key, agentSet);
     }
     agentSet.add(visitor);
+    const withPurpose = countsPurpose(category, purpose);
+    if (withPurpose) addTo(this.purposes, purposeSlot(purpose, verified), visitor);
 
-    if (category >= COUNTED_CATEGORIES) return;
+    const hourSlot = hourCategorySlot(category, verified);
+    if (hourSlot < 0) return;
     const hour = Math.floor((ts - this.day * DAY_MS) / HOUR_MS);
-    const slot = hour * COUNTED_CATEGORIES + category;
-    let hourSet = this.hours[slot];
-    if (!hourSet) {
-      hourSet = new VisitorSet();
-      this.hours[slot] = hourSet;
-    }
-    hourSet.add(visitor);
+    addTo(this.hours, hour * HOUR_SLOTS + hourSlot, visitor);
+    if (withPurpose) addTo(this.hours, hour * HOUR_SLOTS + hourPurposeSlot(purpose, verified), visitor);
 
     let page = this.pages.get(path);
     if (!page) {
-      page = { lists: [null, null, null], crawlers: null };
+      page = emptyEntry();
       this.pages.set(path, page);
     }
+    const owner = this.owner;
+    if (withPurpose) {
+      const at = owner ? owner.purposeSeen.slot(path, visitor) : -1;
+      this.addToSide(page, SIDE_PURPOSE + purpose - 1, visitor, owner?.purposeSeen ?? null, at, purpose - 1);
+      if (verified) addTo(page.sets, SET_PURPOSE_VERIFIED + purpose - 1 - LIST_SIDES, visitor);
+    }
     if (category === CRAWLER) {
-      if (!page.crawlers) page.crawlers = new VisitorSet();
-      page.crawlers.add(visitor);
+      addTo(page.sets, SET_CRAWLER - LIST_SIDES, visitor);
+      if (verified) addTo(page.sets, SET_CRAWLER_VERIFIED - LIST_SIDES, visitor);
       return;
     }
-    const owner = this.owner;
-    const at = owner ? owner.lastSeen.slot(path, visitor) : -1;
+    if (category === AI && verified) addTo(page.sets, SET_AI_VERIFIED - LIST_SIDES, visitor);
+    const seen = owner ? owner.lastSeen : null;
+    const at = seen ? seen.slot(path, visitor) : -1;
     // Total first: its last day is derived from the human and ai days before this view.
-    this.addToSide(page, SIDE_TOTAL, visitor, at);
-    this.addToSide(page, category === 0 ? SIDE_HUMAN : SIDE_AI, visitor, at);
+    this.addToSide(page, SIDE_TOTAL, visitor, seen, at, -1);
+    if (category === AI) this.addToSide(page, SIDE_AI, visitor, seen, at, 1);
+    else this.addToSide(page, SIDE_HUMAN, visitor, seen, at, 0);
   }
 
-  private addToSide(page: PageEntry, side: number, visitor: number, at: number): void {
+  /** `k`: the side's day in `seen` (−1: the later of days 0 and 1, for the total). */
+  private addToSide(
+    page: PageEntry,
+    side: number,
+    visitor: number,
+    seen: LastSeen | null,
+    at: number,
+    k: number,
+  ): void {
     let list = page.lists[side];
     if (!list) {
       list = new PrevList();
       page.lists[side] = list;
     }
     list.views++;
-    const owner = this.owner;
-    if (!owner) {
+    if (!seen) {
       list.push(visitor, 0);
       return;
     }
-    const last = owner.lastSeen.day(at, side);
+    const last = k < 0 ? seen.latest(at) : seen.day(at, k);
     if (last === this.day) return; // already on today's list
     if (last > this.day) {
       // A late view: its previous visit, and the next visit's, are rebuilt before counting.
       list.push(visitor, 0);
       this.repeats = true;
-      owner.outOfOrder(this.day);
+      this.owner?.outOfOrder(this.day);
       return;
     }
     list.push(visitor, last);
-    owner.lastSeen.setDay(at, side, this.day);
+    if (k >= 0) seen.setDay(at, k, this.day);
   }
 
   /** Compacts every set and packs the page lists: for days that are unlikely to change. */
@@ -142,7 +201,7 @@ export class DayIndex {
     this.pack();
   }
 
-  /** Every page with its lists, whichever form the day is in (packed pages are views, not copies). */
+  /** Every page with its segments, whichever form the day is in (packed pages are views, not copies). */
   *pageEntries(): Generator<[number, PageEntry]> {
     const packed = this.packed;
     if (!packed) {
@@ -151,25 +210,17 @@ export class DayIndex {
     }
     const { paths, offsets, values, prev, views } = packed;
     for (let i = 0; i < paths.length; i++) {
-      const lists: Array<PrevList | null> = [null, null, null];
-      for (let side = 0; side < 3; side++) {
-        const start = offsets[i * 4 + side] as number;
-        const end = offsets[i * 4 + side + 1] as number;
-        if (end > start || (views[i * 4 + side] as number) > 0) {
-          lists[side] = PrevList.from(
-            values.subarray(start, end),
-            prev.subarray(start, end),
-            views[i * 4 + side] as number,
-          );
-        }
+      const entry = emptyEntry();
+      for (let s = 0; s < SEGMENTS; s++) {
+        const start = offsets[i * SEGMENTS + s] as number;
+        const end = offsets[i * SEGMENTS + s + 1] as number;
+        const count = views[i * SEGMENTS + s] as number;
+        if (end === start && count === 0) continue;
+        if (s < LIST_SIDES)
+          entry.lists[s] = PrevList.from(values.subarray(start, end), prev.subarray(start, end), count);
+        else entry.sets[s - LIST_SIDES] = VisitorSet.fromSorted(values.subarray(start, end), count);
       }
-      const start = offsets[i * 4 + 3] as number;
-      const end = offsets[i * 4 + 4] as number;
-      const crawlers =
-        end > start || (views[i * 4 + 3] as number) > 0
-          ? VisitorSet.fromSorted(values.subarray(start, end), views[i * 4 + 3] as number)
-          : null;
-      yield [paths[i] as number, { lists, crawlers }];
+      yield [paths[i] as number, entry];
     }
   }
 
@@ -182,44 +233,47 @@ export class DayIndex {
   private pack(): void {
     if (this.packed || this.pages.size === 0) return;
     let total = 0;
+    let longest = 0;
     for (const page of this.pages.values()) {
-      for (const list of page.lists) if (list) total += list.length;
-      if (page.crawlers) total += page.crawlers.size();
+      for (const list of page.lists) {
+        if (!list) continue;
+        total += list.length;
+        if (list.length > longest) longest = list.length;
+      }
+      for (const set of page.sets) if (set) total += set.size();
     }
     const n = this.pages.size;
     const packed: PackedPages = {
       paths: new Uint32Array(n),
-      offsets: new Uint32Array(n * 4 + 1),
+      offsets: new Uint32Array(n * SEGMENTS + 1),
       values: new Uint32Array(total),
       prev: new Uint16Array(total),
-      views: new Uint32Array(n * 4),
+      views: new Uint32Array(n * SEGMENTS),
     };
     let i = 0;
     let at = 0;
-    const scratch = new Float64Array(this.longestList());
+    const scratch = new Float64Array(longest);
     for (const [path, page] of this.pages) {
       packed.paths[i] = path;
-      for (let side = 0; side < 4; side++) {
-        packed.offsets[i * 4 + side] = at;
-        const members = side < 3 ? page.lists[side] : page.crawlers;
-        if (!members) continue;
-        packed.views[i * 4 + side] = members.views;
-        if (members instanceof PrevList) sortByPrev(members, packed.values, packed.prev, at, scratch);
-        else packed.values.set(members.values.subarray(0, members.length), at);
-        at += members.length;
+      for (let s = 0; s < SEGMENTS; s++) {
+        packed.offsets[i * SEGMENTS + s] = at;
+        const list = s < LIST_SIDES ? page.lists[s] : null;
+        const set = s < LIST_SIDES ? null : page.sets[s - LIST_SIDES];
+        if (list) {
+          packed.views[i * SEGMENTS + s] = list.views;
+          sortByPrev(list, packed.values, packed.prev, at, scratch);
+          at += list.length;
+        } else if (set) {
+          packed.views[i * SEGMENTS + s] = set.views;
+          packed.values.set(set.values.subarray(0, set.length), at);
+          at += set.length;
+        }
       }
       i++;
     }
-    packed.offsets[n * 4] = at;
+    packed.offsets[n * SEGMENTS] = at;
     this.packed = packed;
     this.pages.clear();
-  }
-
-  private longestList(): number {
-    let longest = 0;
-    for (const page of this.pages.values())
-      for (const list of page.lists) if (list && list.length > longest) longest = list.length;
-    return longest;
   }
 
   /** Back to one entry per page, with copies that can grow: a late view for a closed day. */
@@ -228,20 +282,18 @@ export class DayIndex {
     const entries = [...this.pageEntries()];
     this.packed = null;
     for (const [path, page] of entries) {
-      const lists = page.lists.map((l) =>
-        l ? PrevList.from(l.values.slice(), l.prev.slice(), l.views) : null,
-      );
-      const crawlers = page.crawlers
-        ? VisitorSet.fromSorted(page.crawlers.values.slice(), page.crawlers.views)
-        : null;
-      this.pages.set(path, { lists, crawlers });
+      this.pages.set(path, {
+        lists: page.lists.map((l) => (l ? PrevList.from(l.values.slice(), l.prev.slice(), l.views) : null)),
+        sets: page.sets.map((set) => (set ? VisitorSet.fromSorted(set.values.slice(), set.views) : null)),
+      });
     }
   }
 
   *allSets(): Generator<VisitorSet> {
     for (const set of this.categories) if (set) yield set;
+    for (const set of this.purposes) if (set) yield set;
     for (const set of this.agents.values()) yield set;
-    for (const page of this.pages.values()) if (page.crawlers) yield page.crawlers;
+    for (const page of this.pages.values()) for (const set of page.sets) if (set) yield set;
     for (const set of this.hours) if (set) yield set;
   }
 }

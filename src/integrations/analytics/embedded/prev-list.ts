@@ -56,26 +56,26 @@ export class PrevList {
   }
 }
 
-/** Which side of a page a list counts. */
-export const SIDE_HUMAN = 0;
-export const SIDE_AI = 1;
-export const SIDE_TOTAL = 2;
-
 /**
- * The last day each (page, visitor) was seen, per side: one open-addressing table of u32
- * words [page, visitor, human | ai << 16] (human ∪ ai is the later of the two), so a view
- * arriving in time order finds its previous visit in O(1) and a repeat on the same day is
- * recognised without searching the day's list. 16 bytes per entry at most.
+ * The last day each (page, visitor) was seen, per side: one open-addressing table of u32 words
+ * [page, visitor, then `days` u16 days two to a word], so a view arriving in time order finds
+ * its previous visit in O(1) and a repeat on the same day is recognised without searching the
+ * day's list. A project keeps two: human and ai (human ∪ ai is the later of the two; 12 bytes
+ * an entry) for every (page, visitor), and the four purposes (16 bytes) only for the pairs with
+ * an AI view, which are few.
  */
 export class LastSeen {
   private table: Uint32Array;
   private mask: number;
+  /** Words per entry. */
+  private readonly width: number;
   size = 0;
 
-  constructor(expected = 1024) {
+  constructor(expected = 1024, days = 2) {
+    this.width = 2 + ((days + 1) >> 1);
     let capacity = 1024;
     while (capacity * 3 < expected * 4) capacity *= 2;
-    this.table = new Uint32Array(capacity * 3);
+    this.table = new Uint32Array(capacity * this.width);
     this.mask = capacity - 1;
   }
 
@@ -83,10 +83,11 @@ export class LastSeen {
   slot(page: number, visitor: number): number {
     if ((this.size + 1) * 4 > (this.mask + 1) * 3) this.grow();
     const table = this.table;
+    const width = this.width;
     // Page 0 does not exist (dictionary numbers start at 1), so page 0 marks an empty slot.
     let i = (Math.imul(visitor ^ Math.imul(page, 0x85ebca6b), 0x9e3779b1) >>> 0) & this.mask;
     for (;;) {
-      const at = i * 3;
+      const at = i * width;
       const p = table[at] as number;
       if (p === 0) {
         table[at] = page;
@@ -99,33 +100,38 @@ export class LastSeen {
     }
   }
 
-  day(slot: number, side: number): number {
-    const packed = this.table[slot + 2] as number;
-    const human = packed & 0xffff;
-    const ai = packed >>> 16;
-    if (side === SIDE_HUMAN) return human;
-    if (side === SIDE_AI) return ai;
-    return human > ai ? human : ai;
+  /** Day number `k` of the entry at `slot`. */
+  day(slot: number, k: number): number {
+    const word = this.table[slot + 2 + (k >> 1)] as number;
+    return k & 1 ? word >>> 16 : word & 0xffff;
   }
 
-  /** Sets the human or ai day; the total follows from them. */
-  setDay(slot: number, side: number, day: number): void {
-    const packed = this.table[slot + 2] as number;
-    if (side === SIDE_HUMAN) this.table[slot + 2] = ((packed & 0xffff0000) | day) >>> 0;
-    else if (side === SIDE_AI) this.table[slot + 2] = ((packed & 0xffff) | (day << 16)) >>> 0;
+  /** The later of days 0 and 1 (for the human and ai table: human ∪ ai). */
+  latest(slot: number): number {
+    const word = this.table[slot + 2] as number;
+    const a = word & 0xffff;
+    const b = word >>> 16;
+    return a > b ? a : b;
+  }
+
+  setDay(slot: number, k: number, day: number): void {
+    const at = slot + 2 + (k >> 1);
+    const word = this.table[at] as number;
+    this.table[at] = (k & 1 ? (word & 0xffff) | (day << 16) : (word & 0xffff0000) | day) >>> 0;
   }
 
   private grow(): void {
     const old = this.table;
+    const width = this.width;
     const capacity = (this.mask + 1) * 2;
-    this.table = new Uint32Array(capacity * 3);
+    this.table = new Uint32Array(capacity * width);
     this.mask = capacity - 1;
     this.size = 0;
-    for (let at = 0; at < old.length; at += 3) {
+    for (let at = 0; at < old.length; at += width) {
       const page = old[at] as number;
       if (page === 0) continue;
       const slot = this.slot(page, old[at + 1] as number);
-      this.table[slot + 2] = old[at + 2] as number;
+      for (let w = 2; w < width; w++) this.table[slot + w] = old[at + w] as number;
     }
   }
 }

@@ -1,5 +1,12 @@
 import { type DayIndex, sortSegmentByPrev } from './day-index.ts';
+import { LIST_SIDES, PURPOSE_COUNT, SEGMENTS, SIDE_AI, SIDE_HUMAN, SIDE_PURPOSE } from './index-layout.ts';
 import { LastSeen } from './prev-list.ts';
+
+/** The last-seen tables for the views still to come (see DayOwner). */
+export interface Seen {
+  lastSeen: LastSeen;
+  purposeSeen: LastSeen;
+}
 
 /**
  * Recomputes, for every page list of every day (ascending), each visitor's previous visit and
@@ -13,7 +20,7 @@ import { LastSeen } from './prev-list.ts';
  * found to repeat one anyway (a snapshot saved with late views in it) is unpacked and the
  * rebuild starts over.
  */
-export function rebuildPrevs(days: readonly DayIndex[], universe: number): LastSeen {
+export function rebuildPrevs(days: readonly DayIndex[], universe: number): Seen {
   for (const day of days) if (day.repeats) day.unpack();
   for (;;) {
     const seen = tryRebuild(days, universe);
@@ -33,25 +40,34 @@ interface Segment {
 }
 
 /** Null when a packed day repeats a visitor: that day was unpacked, and the caller tries again. */
-function tryRebuild(days: readonly DayIndex[], universe: number): LastSeen | null {
+function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
   let entries = 0;
+  let purposeEntries = 0;
   const paths = new Set<number>();
   const pageSegments = days.map((day) => new Map(pagesOf(day)));
   for (const pages of pageSegments) {
     for (const [path, segments] of pages) {
       paths.add(path);
-      for (const segment of segments) if (segment) entries += segment.end - segment.start;
+      segments.forEach((segment, side) => {
+        if (!segment) return;
+        if (side < SIDE_PURPOSE) entries += segment.end - segment.start;
+        else purposeEntries += segment.end - segment.start;
+      });
     }
   }
   const seen = new LastSeen(Math.ceil(entries / 2));
-  const scratch = [new Uint16Array(universe), new Uint16Array(universe), new Uint16Array(universe)];
+  const purposeSeen = new LastSeen(Math.ceil(purposeEntries / 2), PURPOSE_COUNT);
+  // One array of last days per side, indexed by visitor number; purpose sides only when used.
+  const scratch: Uint16Array[] = [];
+  for (let side = 0; side < LIST_SIDES; side++)
+    scratch.push(new Uint16Array(side < SIDE_PURPOSE || purposeEntries > 0 ? universe : 0));
   let sortScratch = new Float64Array(0);
   for (const path of paths) {
     for (let d = 0; d < days.length; d++) {
       const day = days[d] as DayIndex;
       const segments = pageSegments[d]?.get(path);
       if (!segments) continue;
-      for (let side = 0; side < 3; side++) {
+      for (let side = 0; side < LIST_SIDES; side++) {
         const segment = segments[side];
         if (!segment) continue;
         const last = scratch[side] as Uint16Array;
@@ -88,7 +104,9 @@ function tryRebuild(days: readonly DayIndex[], universe: number): LastSeen | nul
       }
     }
     // Record where each visitor of this page was last seen, and clear the scratch for the next.
-    const [human, ai, total] = scratch as [Uint16Array, Uint16Array, Uint16Array];
+    const human = scratch[SIDE_HUMAN] as Uint16Array;
+    const ai = scratch[SIDE_AI] as Uint16Array;
+    const total = scratch[2] as Uint16Array;
     for (let d = 0; d < days.length; d++) {
       const segments = pageSegments[d]?.get(path);
       if (!segments) continue;
@@ -96,21 +114,33 @@ function tryRebuild(days: readonly DayIndex[], universe: number): LastSeen | nul
         if (!segment) continue;
         for (let i = segment.start; i < segment.end; i++) {
           const visitor = segment.values[i] as number;
-          if (human[visitor] === 0 && ai[visitor] === 0 && total[visitor] === 0) continue;
-          const slot = seen.slot(path, visitor);
-          seen.setDay(slot, 0, human[visitor] as number);
-          seen.setDay(slot, 1, ai[visitor] as number);
-          human[visitor] = 0;
-          ai[visitor] = 0;
-          total[visitor] = 0;
+          if (human[visitor] !== 0 || ai[visitor] !== 0 || total[visitor] !== 0) {
+            const slot = seen.slot(path, visitor);
+            seen.setDay(slot, 0, human[visitor] as number);
+            seen.setDay(slot, 1, ai[visitor] as number);
+            human[visitor] = 0;
+            ai[visitor] = 0;
+            total[visitor] = 0;
+          }
+          if (purposeEntries === 0) continue;
+          let any = false;
+          for (let p = 0; p < PURPOSE_COUNT; p++)
+            if ((scratch[SIDE_PURPOSE + p] as Uint16Array)[visitor] !== 0) any = true;
+          if (!any) continue;
+          const slot = purposeSeen.slot(path, visitor);
+          for (let p = 0; p < PURPOSE_COUNT; p++) {
+            const last = scratch[SIDE_PURPOSE + p] as Uint16Array;
+            purposeSeen.setDay(slot, p, last[visitor] as number);
+            last[visitor] = 0;
+          }
         }
       }
     }
   }
-  return seen;
+  return { lastSeen: seen, purposeSeen };
 }
 
-/** A day's pages with their human, ai and total segments, whichever form the day is in. */
+/** A day's pages with their list segments (index-layout.ts), whichever form the day is in. */
 function* pagesOf(day: DayIndex): Generator<[number, Array<Segment | null>]> {
   const packed = day.packed;
   if (!packed) {
@@ -127,9 +157,9 @@ function* pagesOf(day: DayIndex): Generator<[number, Array<Segment | null>]> {
   const { paths, offsets, values, prev } = packed;
   for (let i = 0; i < paths.length; i++) {
     const segments: Array<Segment | null> = [];
-    for (let side = 0; side < 3; side++) {
-      const start = offsets[i * 4 + side] as number;
-      const end = offsets[i * 4 + side + 1] as number;
+    for (let side = 0; side < LIST_SIDES; side++) {
+      const start = offsets[i * SEGMENTS + side] as number;
+      const end = offsets[i * SEGMENTS + side + 1] as number;
       segments.push(end > start ? { values, prev, start, end } : null);
     }
     yield [paths[i] as number, segments];

@@ -10,6 +10,7 @@ export class ProjectIndex implements DayOwner {
   generation = 0;
   readonly days = new Map<number, DayIndex>();
   lastSeen = new LastSeen();
+  purposeSeen = new LastSeen(1024, 4);
   /** The earliest day a view arrived for out of time order; previous visits after it are stale. */
   private disorderFrom = Number.POSITIVE_INFINITY;
   private sorted: number[] | null = null;
@@ -30,7 +31,7 @@ export class ProjectIndex implements DayOwner {
   /** Rebuilds every previous visit and the last-seen table; packs the days before `packBefore`. */
   reorder(universe: number, packBefore = Number.NEGATIVE_INFINITY): void {
     const days = this.sortedDays().map((d) => this.days.get(d) as DayIndex);
-    this.lastSeen = rebuildPrevs(days, universe);
+    ({ lastSeen: this.lastSeen, purposeSeen: this.purposeSeen } = rebuildPrevs(days, universe));
     this.disorderFrom = Number.POSITIVE_INFINITY;
     for (const day of days) if (day.day < packBefore) day.trim();
   }
@@ -43,7 +44,16 @@ export class ProjectIndex implements DayOwner {
     }
     const base = chunk.day * DAY_MS;
     for (const v = new ViewCursor(chunk); v.next(); ) {
-      day.addView(chunk.seq, base + v.msOfDay, v.path, v.visitor, v.category, v.agent);
+      day.addView(
+        chunk.seq,
+        base + v.msOfDay,
+        v.path,
+        v.visitor,
+        v.category,
+        v.agent,
+        v.purposeCode,
+        v.verified,
+      );
     }
   }
 

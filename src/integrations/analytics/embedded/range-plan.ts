@@ -91,7 +91,16 @@ function partialDay(
     for (const v = new ViewCursor(chunk); v.next(); ) {
       const ms = v.msOfDay;
       if (ms < start || ms >= end) continue;
-      segment.addView(chunk.seq, day * DAY_MS + ms, v.path, v.visitor, v.category, v.agent);
+      segment.addView(
+        chunk.seq,
+        day * DAY_MS + ms,
+        v.path,
+        v.visitor,
+        v.category,
+        v.agent,
+        v.purposeCode,
+        v.verified,
+      );
     }
   }
   return segment;

@@ -13,16 +13,32 @@ import { invalid } from '../../../domain/errors.ts';
 import type { AnalyticsDatabase } from './analytics-database.ts';
 import { countClipped, EdgeCollector, type EdgeViews } from './clipped-count.ts';
 import {
-  aiCodes,
   countPages,
+  countsOf,
   countTotals,
   distinctCount,
   Marks,
   type Members,
-  unionCounts,
-  viewCounts,
+  NO_COUNTS,
+  type PageCount,
+  pick,
+  pickEach,
+  rowsOfSums,
+  viewCount,
 } from './counting.ts';
-import { CATEGORY_COUNT, COUNTED_CATEGORIES, DAY_MS, type DayIndex, HOUR_MS } from './day-index.ts';
+import { DAY_MS, type DayIndex, HOUR_MS } from './day-index.ts';
+import {
+  agentKeyParts,
+  CATEGORY_COUNT,
+  CATEGORY_SLOTS,
+  countedCode,
+  HOUR_SLOTS,
+  type Selection,
+  SIDE_AI,
+  SIDE_HUMAN,
+  SIDE_PURPOSE,
+  selection,
+} from './index-layout.ts';
 import { type CachedPages, PageCache } from './page-cache.ts';
 import type { ProjectIndex } from './project-index.ts';
 import { planRange, type RangePlan } from './range-plan.ts';
@@ -45,7 +61,7 @@ export class RangeQueries {
   private readonly source: QuerySource;
   private readonly maxSeriesBuckets: number;
   private readonly marks = new Marks();
-  private flags = new Uint8Array(0);
+  private flags = new Uint32Array(0);
   readonly cache = new PageCache();
 
   constructor(source: QuerySource, maxSeriesBuckets = 10_000) {
@@ -55,8 +71,8 @@ export class RangeQueries {
 
   pages(projectId: string, query: PageQuery): PageReport {
     const plan = this.plan(projectId, query.range);
-    if (!plan) return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
-    const key = `${plan.index.projectNo}|${plan.from}|${plan.to}|${query.measure}|${query.countAiCrawlersAsAi}`;
+    if (!plan) return { totals: NO_COUNTS, rows: [], hasMore: false };
+    const key = `${plan.index.projectNo}|${plan.from}|${plan.to}|${query.measure}|${query.countAiCrawlersAsAi}|${query.verifiedOnly}`;
     let cached = this.cache.get(key, plan.index, plan.fingerprint);
     if (!cached) {
       cached = this.computePages(plan, query);
@@ -78,30 +94,30 @@ export class RangeQueries {
         `A time series may have at most ${max} buckets; narrow the range or use a longer interval`,
       );
     }
-    const ai = aiCodes(query.countAiCrawlersAsAi);
+    const select = selection(query.countAiCrawlersAsAi, query.verifiedOnly);
     const universe = this.source.database().visitorUniverse();
     const byDay = new Map(plan.segments().map((s) => [s.day, s]));
     const points: SeriesPoint[] = [];
     for (let start = firstBucket; start < plan.to; start += step) {
       const segment = byDay.get(Math.floor(start / DAY_MS));
-      const human: VisitorSet[] = [];
-      const aiSets: VisitorSet[] = [];
-      if (segment) {
-        const pick = (code: number) =>
-          query.interval === 'day'
-            ? segment.categories[code]
-            : segment.hours[Math.floor((start % DAY_MS) / HOUR_MS) * COUNTED_CATEGORIES + code];
-        const h = pick(0);
-        if (h) human.push(h);
-        for (const code of ai) {
-          const set = pick(code);
-          if (set) aiSets.push(set);
-        }
+      const human: Members[] = [];
+      const ai: Members[] = [];
+      const purposes: Members[][] = [[], [], [], []];
+      if (segment && query.interval === 'day') {
+        pick(segment.categories, select.day.human, human);
+        pick(segment.categories, select.day.ai, ai);
+        pickEach(segment.purposes, select.day.purposes, purposes);
+      } else if (segment) {
+        const base = Math.floor((start % DAY_MS) / HOUR_MS) * HOUR_SLOTS;
+        const at = (slots: readonly number[]) => slots.map((slot) => base + slot);
+        pick(segment.hours, at(select.hour.human), human);
+        pick(segment.hours, at(select.hour.ai), ai);
+        pickEach(segment.hours, select.hour.purposes.map(at), purposes);
       }
       points.push({
         start: Math.max(start, plan.from),
-        visitors: unionCounts(this.marks, universe, human, aiSets),
-        views: viewCounts(human, aiSets),
+        visitors: countsOf(this.marks, universe, human, ai, purposes, 'visitors'),
+        views: countsOf(this.marks, universe, human, ai, purposes, 'views'),
       });
     }
     return points;
@@ -119,36 +135,49 @@ export class RangeQueries {
     }
     const db = this.source.database();
     const universe = db.visitorUniverse();
-    for (let code = 0; code < CATEGORY_COUNT; code++) {
-      const sets = plan.segments().flatMap((s) => s.categories[code] ?? []);
+    const verifiedOnly = query.verifiedOnly;
+    // Each set goes to the category the query counts it as (unverified agents may be bots).
+    const byCategory: VisitorSet[][] = Array.from({ length: CATEGORY_COUNT }, () => []);
+    for (const segment of plan.segments()) {
+      for (let slot = 0; slot < CATEGORY_SLOTS; slot++) {
+        const set = segment.categories[slot];
+        if (!set) continue;
+        const category = slot % CATEGORY_COUNT;
+        const verified = slot >= CATEGORY_COUNT;
+        (byCategory[countedCode(category, verified, verifiedOnly)] as VisitorSet[]).push(set);
+      }
+    }
+    byCategory.forEach((sets, code) => {
       categories.push({
         category: categoryFromCode(code),
         visitors: distinctCount(this.marks, universe, sets),
-        views: sets.reduce((sum, set) => sum + set.views, 0),
+        views: viewCount(sets),
       });
-    }
+    });
+    // Keyed by agent * 8 + counted category; the operators' sets by operator.
     const byAgent = new Map<number, VisitorSet[]>();
+    const byOperator = new Map<string, VisitorSet[]>();
     for (const segment of plan.segments()) {
       for (const [key, set] of segment.agents) {
-        const list = byAgent.get(key);
+        const { agent, category, verified } = agentKeyParts(key);
+        const counted = agent * 8 + countedCode(category, verified, verifiedOnly);
+        const list = byAgent.get(counted);
         if (list) list.push(set);
-        else byAgent.set(key, [set]);
+        else byAgent.set(counted, [set]);
+        if (verifiedOnly && !verified) continue;
+        const operator = query.operatorOf.get(db.agents.nameOf(agent));
+        if (operator === undefined) continue;
+        const sets = byOperator.get(operator);
+        if (sets) sets.push(set);
+        else byOperator.set(operator, [set]);
       }
     }
-    const byOperator = new Map<string, VisitorSet[]>();
     for (const [key, sets] of byAgent) {
-      const name = db.agents.nameOf(Math.floor(key / 8));
-      const operator = query.operatorOf.get(name);
-      if (operator !== undefined) {
-        const list = byOperator.get(operator);
-        if (list) list.push(...sets);
-        else byOperator.set(operator, [...sets]);
-      }
       agents.push({
-        agent: name,
+        agent: db.agents.nameOf(Math.floor(key / 8)),
         category: categoryFromCode(key % 8) as Category,
         visitors: distinctCount(this.marks, universe, sets),
-        views: sets.reduce((sum, set) => sum + set.views, 0),
+        views: viewCount(sets),
       });
     }
     agents.sort(
@@ -160,7 +189,7 @@ export class RangeQueries {
       operators.push({
         operator,
         visitors: distinctCount(this.marks, universe, sets),
-        views: sets.reduce((sum, set) => sum + set.views, 0),
+        views: viewCount(sets),
       });
     }
     operators.sort((a, b) => b.visitors - a.visitors || compareText(a.operator, b.operator));
@@ -175,9 +204,9 @@ export class RangeQueries {
   private computePages(plan: RangePlan, query: PageQuery): CachedPages {
     const db = this.source.database();
     const universe = db.visitorUniverse();
-    const ai = aiCodes(query.countAiCrawlersAsAi);
-    if (!plan.wholeDays && query.measure === 'visitors' && ai.length === 1) {
-      const clipped = this.computeClipped(plan);
+    const select = selection(query.countAiCrawlersAsAi, query.verifiedOnly);
+    if (!plan.wholeDays && query.measure === 'visitors' && select.byPreviousVisits) {
+      const clipped = this.computeClipped(plan, select);
       if (clipped) return clipped;
     }
     let firstDay: number | null = null;
@@ -185,24 +214,28 @@ export class RangeQueries {
       plan.index.ensureInOrder(universe, this.source.yesterday());
       firstDay = Math.floor(plan.from / DAY_MS);
     }
-    const counted = countPages(this.marks, universe, plan.segments(), query.measure, ai, firstDay);
-    const rows: PageRow[] = counted.map((c) => ({
-      path: db.paths.nameOf(c.path),
-      human: c.human,
-      ai: c.ai,
-      total: c.total,
+    const counted = countPages(this.marks, universe, plan.segments(), query.measure, select, firstDay);
+    const totals = countTotals(this.marks, universe, plan.segments(), query.measure, select);
+    return { index: plan.index, fingerprint: plan.fingerprint, totals, rows: this.named(counted) };
+  }
+
+  /** Rows with their paths' names, ordered by total descending, then path. */
+  private named(counted: readonly PageCount[]): PageRow[] {
+    const db = this.source.database();
+    const rows: PageRow[] = counted.map(({ path, ...counts }) => ({
+      path: db.paths.nameOf(path),
+      ...counts,
     }));
     rows.sort((a, b) => b.total - a.total || compareText(a.path, b.path));
-    const totals = countTotals(this.marks, universe, plan.segments(), query.measure, ai);
-    return { index: plan.index, fingerprint: plan.fingerprint, totals, rows };
+    return rows;
   }
 
   /**
-   * Visitors per page over a range with clipped edge days, ai without crawlers: the whole days
+   * Visitors per page over a range with clipped edge days, default selection: the whole days
    * by the previous-visit scan, the edges from their raw views (see countClipped). Null when
    * the range has no whole day boundary to work from (one day clipped at both ends).
    */
-  private computeClipped(plan: RangePlan): CachedPages | null {
+  private computeClipped(plan: RangePlan, select: Selection): CachedPages | null {
     const parts = plan.parts;
     const first = parts[0];
     const last = parts[parts.length - 1];
@@ -229,7 +262,8 @@ export class RangeQueries {
       const views = chunks.reduce((n, chunk) => n + chunk.count, 0);
       const edge = new EdgeCollector(day, part.from, part.to, views);
       for (const chunk of chunks) {
-        for (const v = new ViewCursor(chunk); v.next(); ) edge.add(v.msOfDay, v.path, v.visitor, v.category);
+        for (const v = new ViewCursor(chunk); v.next(); )
+          edge.add(v.msOfDay, v.path, v.visitor, v.category, v.purposeCode);
       }
       edges.set(day, edge);
     }
@@ -237,7 +271,7 @@ export class RangeQueries {
     const rightEdge = rightPart ? edges.get(rightPart.day.day)?.edge : undefined;
     const whole = parts.filter((p) => p.whole).map((p) => p.day);
     const firstWhole = Math.floor(plan.from / DAY_MS) + (leftPart ? 1 : 0);
-    const [human, ai, total] = countClipped(
+    const sums = countClipped(
       {
         whole,
         firstWhole,
@@ -245,65 +279,52 @@ export class RangeQueries {
         right: rightPart && rightEdge ? { edge: rightEdge, index: rightPart.day } : null,
       },
       this.visitorFlags(universe),
-    ) as [Int32Array, Int32Array, Int32Array];
-    const rows: PageRow[] = [];
-    for (let path = 0; path < total.length; path++) {
-      const t = total[path] as number;
-      if (t > 0)
-        rows.push({
-          path: db.paths.nameOf(path),
-          human: human[path] as number,
-          ai: ai[path] as number,
-          total: t,
-        });
-    }
-    rows.sort((a, b) => b.total - a.total || compareText(a.path, b.path));
-    const totals = unionCounts(this.marks, universe, ...edgeTotalsSets(whole, [left, rightEdge]));
-    return { index: plan.index, fingerprint: plan.fingerprint, totals, rows };
+    );
+    const { human, ai, purposes } = edgeTotalsSets(whole, [left, rightEdge], select);
+    const totals = countsOf(this.marks, universe, human, ai, purposes, 'visitors');
+    return { index: plan.index, fingerprint: plan.fingerprint, totals, rows: this.named(rowsOfSums(sums)) };
   }
 
-  /** One zeroed byte per visitor number, reused across queries (countClipped leaves it zeroed). */
-  private visitorFlags(universe: number): Uint8Array {
-    if (this.flags.length < universe) this.flags = new Uint8Array(universe + 65_536);
+  /** One zeroed word per visitor number, reused across queries (countClipped leaves it zeroed). */
+  private visitorFlags(universe: number): Uint32Array {
+    if (this.flags.length < universe) this.flags = new Uint32Array(universe + 65_536);
     return this.flags;
   }
 }
 
-/** Totals of a clipped range: the whole days' category sets and the edges' views, to union. */
+/** Totals of a clipped range: the whole days' sets and the edges' views, to union. */
 function edgeTotalsSets(
   whole: readonly DayIndex[],
   edges: ReadonlyArray<EdgeViews | null | undefined>,
-): [Members[], Members[]] {
-  const humanSets: Members[] = [];
-  const aiSets: Members[] = [];
+  select: Selection,
+): { human: Members[]; ai: Members[]; purposes: Members[][] } {
+  const human: Members[] = [];
+  const ai: Members[] = [];
+  const purposes: Members[][] = [[], [], [], []];
   for (const day of whole) {
-    const h = day.categories[0];
-    if (h) humanSets.push(h);
-    const a = day.categories[1];
-    if (a) aiSets.push(a);
+    pick(day.categories, select.day.human, human);
+    pick(day.categories, select.day.ai, ai);
+    pickEach(day.purposes, select.day.purposes, purposes);
   }
   for (const edge of edges) {
     if (!edge) continue;
-    const split = splitByCategory(edge);
-    humanSets.push(split.human);
-    aiSets.push(split.ai);
+    human.push(membersOfSide(edge, SIDE_HUMAN));
+    ai.push(membersOfSide(edge, SIDE_AI));
+    for (let p = 0; p < purposes.length; p++)
+      (purposes[p] as Members[]).push(membersOfSide(edge, SIDE_PURPOSE + p));
   }
-  return [humanSets, aiSets];
+  return { human, ai, purposes };
 }
 
-/** An edge's visitors, human and ai apart (repeats kept: unions do not mind). */
-function splitByCategory(edge: EdgeViews): { human: Members; ai: Members } {
+/** An edge's visitors on one list side (repeats kept: unions do not mind). */
+function membersOfSide(edge: EdgeViews, side: number): Members {
   const { visitors, codes, length } = edge.views;
-  const human = new Uint32Array(length);
-  const ai = new Uint32Array(length);
-  let h = 0;
-  let a = 0;
-  for (let i = 0; i < length; i++) {
-    const visitor = visitors[i] as number;
-    if (codes[i] === 0) human[h++] = visitor;
-    else ai[a++] = visitor;
-  }
-  return { human: { values: human, length: h, views: 0 }, ai: { values: ai, length: a, views: 0 } };
+  const values = new Uint32Array(length);
+  const bit = 1 << side;
+  let n = 0;
+  for (let i = 0; i < length; i++)
+    if (((codes[i] as number) & bit) !== 0) values[n++] = visitors[i] as number;
+  return { values, length: n, views: 0 };
 }
 
 /** Code-point order: stable and locale-independent, so paging is deterministic. */

@@ -32,7 +32,8 @@ export function reclassifyViews(
           const fetch = v.fetchFlags;
           const { category, purpose, agent } = classifier.classify(userAgent, fetch);
           const code = CATEGORY_CODES[category];
-          const flags = flagsByte(fetch, purpose === null ? 0 : PURPOSE_CODES[purpose]);
+          // The verified bit was decided at ingest from the request's IP, which is not stored: kept.
+          const flags = flagsByte(fetch, purpose === null ? 0 : PURPOSE_CODES[purpose], v.verified);
           const agentNo = db.agents.idFor(agent);
           result.examined++;
           if (code !== v.category || flags !== v.flags || agentNo !== v.agent) result.changed++;

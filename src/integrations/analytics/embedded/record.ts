@@ -13,7 +13,7 @@ import { EVENT_FLAGS_MASK } from '../../../domain/analytics/store.ts';
  * | 3 | agent number (Dictionary `agents`) |
  * | 4 | user agent number (Dictionary `user_agents`) |
  * | 5 | referrer number (Dictionary `referrers`; 0: none) |
- * | 6 | status (bits 0–15) \| category code << 16 \| flags byte << 24 (see `flagsByte`) |
+ * | 6 | status (bits 0–15) \| category code << 16 \| flags byte << 24 (fetch flags, purpose, verified: see `flagsByte`) |
  * | 7 | classifier version |
  * | 8, 9 | the idempotency key's first 8 bytes, as two words ((0, 0): none) |
  */
@@ -39,12 +39,27 @@ export interface Chunk {
   words: Uint32Array;
 }
 
+/** Bit 6 of the flags byte: the agent was verified by its operator's published IP ranges. */
+const VERIFIED_BIT = 64;
+
 /**
- * A view's flags byte: how it was fetched (EVENT_FLAGS, bits 0–2) and its purpose code (bits
- * 3–5; 0 for none). Views stored before purposes existed have 0 there until reclassified.
+ * A view's flags byte: how it was fetched (EVENT_FLAGS, bits 0–2), its purpose code (bits 3–5;
+ * 0 for none) and whether its agent was verified (bit 6). Views stored before purposes existed
+ * have purpose 0 until reclassified; views stored before verification (schema < 6) have bit 6
+ * clear, so they read as not verified, which is what the contract says they are.
  */
-export function flagsByte(fetchFlags: number, purposeCode: number): number {
-  return (fetchFlags & EVENT_FLAGS_MASK) | (purposeCode << 3);
+export function flagsByte(fetchFlags: number, purposeCode: number, verified: boolean): number {
+  return (fetchFlags & EVENT_FLAGS_MASK) | ((purposeCode & 7) << 3) | (verified ? VERIFIED_BIT : 0);
+}
+
+/** The purpose code (PURPOSE_CODES, 0: none) of a flags byte. */
+export function purposeCodeOf(flags: number): number {
+  return (flags >>> 3) & 7;
+}
+
+/** Whether a flags byte says the agent was verified. */
+export function verifiedOf(flags: number): boolean {
+  return (flags & VERIFIED_BIT) !== 0;
 }
 
 /**
@@ -112,7 +127,12 @@ export class ViewCursor {
 
   /** The purpose code (PURPOSE_CODES), 0 for none. */
   get purposeCode(): number {
-    return this.flags >>> 3;
+    return purposeCodeOf(this.flags);
+  }
+
+  /** True when the agent was verified at ingest (see PreparedEvent.verified). */
+  get verified(): boolean {
+    return verifiedOf(this.flags);
   }
 
   get classifierVersion(): number {

@@ -6,7 +6,7 @@ import {
   type ViewScan,
 } from '../../../domain/analytics/store.ts';
 import type { AnalyticsDatabase } from './analytics-database.ts';
-import { ViewCursor } from './record.ts';
+import { purposeCodeOf, ViewCursor, verifiedOf } from './record.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -100,13 +100,14 @@ export function scanViews(
       path: db.paths.nameOf(path),
       visitorKey: visitors.get(visitor) as Buffer,
       category: categoryFromCode(category),
-      purpose: purposeFromCode(flags >>> 3),
+      purpose: purposeFromCode(purposeCodeOf(flags)),
       agent: db.agents.nameOf(agent),
       classifierVersion: classifier,
       userAgent: db.userAgents.nameOf(userAgent),
       flags: flags & 7,
       status: status === 0 ? null : status,
       referrer: referrer === 0 ? null : db.referrers.nameOf(referrer),
+      verified: verifiedOf(flags),
     };
   });
   return { views, next: nextScanCursor(from, views, limit) };

@@ -1,22 +1,24 @@
-import { CATEGORY_COUNT, DayIndex, type DayOwner, type PackedPages, sortSegmentByPrev } from './day-index.ts';
+import { DayIndex, type DayOwner, type PackedPages, sortSegmentByPrev } from './day-index.ts';
+import { CATEGORY_SLOTS, LIST_SIDES, PURPOSE_SLOTS, SEGMENTS } from './index-layout.ts';
 import type { PrevList } from './prev-list.ts';
 import { VisitorSet } from './visitor-set.ts';
 
 // "DWA1": bump FORMAT when the layout changes; a snapshot of another format is ignored and the
-// day is rebuilt from the raw events.
+// day is rebuilt from the raw events (migration 6 drops format 2's, see 0006_verified_views.ts).
 const MAGIC = 0x31415744;
-const FORMAT = 2;
+const FORMAT = 3;
 const TWO_32 = 2 ** 32;
 
 /**
  * A day's index as one little array of u32 words, so a restart loads closed days instead of
- * replaying their events. Layout: header, categories, agents, pages, hours; each set is
- * [views, n, ...n sorted members].
+ * replaying their events. Layout: header, categories, purposes, agents, pages (path, a mask of
+ * the segments present, then each), hours; each set is [views, n, ...n sorted members].
  */
 export function serializeDay(day: DayIndex): Buffer {
   const out = new Words();
   out.push(MAGIC, FORMAT, day.day, day.lastSeq % TWO_32, Math.floor(day.lastSeq / TWO_32));
   for (const set of day.categories) out.optionalSet(set);
+  for (const set of day.purposes) out.optionalSet(set);
   out.push(day.agents.size);
   for (const [key, set] of day.agents) {
     out.push(key);
@@ -25,10 +27,16 @@ export function serializeDay(day: DayIndex): Buffer {
   const pages = [...day.pageEntries()];
   out.push(pages.length);
   for (const [path, page] of pages) {
-    const [human, ai, total] = page.lists;
-    out.push(path, (human ? 1 : 0) | (ai ? 2 : 0) | (total ? 4 : 0) | (page.crawlers ? 8 : 0));
+    let mask = 0;
+    page.lists.forEach((list, s) => {
+      if (list) mask |= 1 << s;
+    });
+    page.sets.forEach((set, s) => {
+      if (set) mask |= 1 << (s + LIST_SIDES);
+    });
+    out.push(path, mask);
     for (const list of page.lists) if (list) out.list(list);
-    if (page.crawlers) out.set(page.crawlers);
+    for (const set of page.sets) if (set) out.set(set);
   }
   out.push(day.hours.length);
   for (const set of day.hours) out.optionalSet(set);
@@ -42,7 +50,8 @@ export function deserializeDay(buffer: Buffer, owner: DayOwner): DayIndex | null
   if (read.next() !== MAGIC || read.next() !== FORMAT) return null;
   const day = new DayIndex(read.next(), owner);
   day.lastSeq = read.next() + read.next() * TWO_32;
-  for (let c = 0; c < CATEGORY_COUNT; c++) day.categories[c] = read.optionalSet();
+  for (let c = 0; c < CATEGORY_SLOTS; c++) day.categories[c] = read.optionalSet();
+  for (let p = 0; p < PURPOSE_SLOTS; p++) day.purposes[p] = read.optionalSet();
   const agents = read.next();
   for (let i = 0; i < agents; i++) {
     const key = read.next();
@@ -67,26 +76,26 @@ function readPages(read: Reader, day: DayIndex): void {
   for (let i = 0; i < n; i++) {
     read.next();
     const mask = read.next();
-    for (let side = 0; side < 4; side++) if (mask & (1 << side)) total += read.skipMembers(side < 3);
+    for (let s = 0; s < SEGMENTS; s++) if (mask & (1 << s)) total += read.skipMembers(s < LIST_SIDES);
   }
   read.offset = start;
   const packed: PackedPages = {
     paths: new Uint32Array(n),
-    offsets: new Uint32Array(n * 4 + 1),
+    offsets: new Uint32Array(n * SEGMENTS + 1),
     values: new Uint32Array(total),
     prev: new Uint16Array(total),
-    views: new Uint32Array(n * 4),
+    views: new Uint32Array(n * SEGMENTS),
   };
   let scratch = new Float64Array(0);
   let at = 0;
   for (let i = 0; i < n; i++) {
     packed.paths[i] = read.next();
     const mask = read.next();
-    for (let side = 0; side < 4; side++) {
-      packed.offsets[i * 4 + side] = at;
-      if ((mask & (1 << side)) === 0) continue;
-      const list = side < 3;
-      const count = read.members(packed, i * 4 + side, at, list);
+    for (let s = 0; s < SEGMENTS; s++) {
+      packed.offsets[i * SEGMENTS + s] = at;
+      if ((mask & (1 << s)) === 0) continue;
+      const list = s < LIST_SIDES;
+      const count = read.members(packed, i * SEGMENTS + s, at, list);
       if (list) {
         if (scratch.length < count) scratch = new Float64Array(count);
         sortSegmentByPrev(packed.values, packed.prev, at, at + count, scratch);
@@ -94,7 +103,7 @@ function readPages(read: Reader, day: DayIndex): void {
       at += count;
     }
   }
-  packed.offsets[n * 4] = at;
+  packed.offsets[n * SEGMENTS] = at;
   day.setPacked(packed);
 }
 

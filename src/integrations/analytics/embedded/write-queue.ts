@@ -111,7 +111,7 @@ export function encodeBatch(
         event.referrer === null ? 0 : db.referrers.idFor(event.referrer),
         event.status ?? 0,
         CATEGORY_CODES[event.category],
-        flagsByte(event.flags, event.purpose === null ? 0 : PURPOSE_CODES[event.purpose]),
+        flagsByte(event.flags, event.purpose === null ? 0 : PURPOSE_CODES[event.purpose], event.verified),
         event.classifierVersion,
         lo,
         hi,

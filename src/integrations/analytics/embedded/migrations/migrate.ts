@@ -5,6 +5,7 @@ import { visitorBlocks } from './0002_visitor_blocks.ts';
 import { indexGenerations } from './0003_index_generations.ts';
 import { chunkSpans } from './0004_chunk_spans.ts';
 import { visitorBlockPeriods } from './0005_visitor_block_periods.ts';
+import { verifiedViews } from './0006_verified_views.ts';
 
 /**
  * The analytics file's migrations, in order: the one at index i brings a file to schema i + 1
@@ -17,6 +18,7 @@ export const MIGRATIONS: ReadonlyArray<(sqlite: SqliteDatabase.Database) => void
   indexGenerations,
   chunkSpans,
   visitorBlockPeriods,
+  verifiedViews,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
