@@ -10,6 +10,7 @@ import { loadConfig } from '../../../src/config/config.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../../helpers/storage.ts';
 
 const run = promisify(execFile);
+const purposes = (aiAssistant: number) => ({ aiAssistant, aiSearch: 0, aiTraining: 0, aiOther: 0 });
 const BIN = fileURLToPath(new URL('../../../bin/docwright.js', import.meta.url));
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
 const CLAUDE_CODE = 'Claude-User (claude-code/2.1.158; +https://support.anthropic.com/)';
@@ -79,14 +80,20 @@ describe(`docwright analytics import on ${testBackend}`, () => {
     const s = await open();
     const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
     expect(await s.analytics.pages(project, 'visitors', all)).toEqual({
-      totals: { human: 1, ai: 1, total: 2 },
+      // Claude Code is an assistant: the purpose split's aiAssistant.
+      totals: { human: 1, ai: 1, total: 2, ...purposes(1) },
       rows: [
-        { path: '/quickstart', human: 1, ai: 1, total: 2 },
-        { path: '/api/keys', human: 1, ai: 0, total: 1 },
+        { path: '/quickstart', human: 1, ai: 1, total: 2, ...purposes(1) },
+        { path: '/api/keys', human: 1, ai: 0, total: 1, ...purposes(0) },
       ],
       hasMore: false,
     });
-    expect((await s.analytics.pages(project, 'views', all)).totals).toEqual({ human: 3, ai: 1, total: 4 });
+    expect((await s.analytics.pages(project, 'views', all)).totals).toEqual({
+      human: 3,
+      ai: 1,
+      total: 4,
+      ...purposes(1),
+    });
   });
 
   it('gives a large file split across workers the same ids as a single-threaded import', async () => {
