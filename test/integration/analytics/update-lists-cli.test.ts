@@ -86,7 +86,7 @@ describe('docwright analytics update-lists', () => {
       status: 200,
       body: '{"prefixes":[{"ipv4Prefix":"18.97.1.228/33"}]}',
     });
-    answers.set('/duckduckbot.json', { status: 503, body: '' });
+    answers.set('/duckassistbot.json', { status: 503, body: '' });
 
     const first = await run(['--json', '--source-url-override', base]);
     expect(first.code).toBe(1);
@@ -103,7 +103,7 @@ describe('docwright analytics update-lists', () => {
     expect(list(first, 'perplexitybot.json')?.error).toMatch(
       /^perplexitybot\.json: prefixes\[0\]: ipv4Prefix/,
     );
-    expect(list(first, 'duckduckbot.json')?.error).toMatch(/duckduckbot\.json: HTTP 503$/);
+    expect(list(first, 'duckassistbot.json')?.error).toMatch(/duckassistbot\.json: HTTP 503$/);
     expect(list(first, 'googlebot.json')).toMatchObject({ status: 'updated', added: 0, removed: 0 });
     expect(existsSync(refreshed('bingbot.json'))).toBe(false);
     expect(existsSync(refreshed('gptbot.json'))).toBe(true);
@@ -118,17 +118,14 @@ describe('docwright analytics update-lists', () => {
     answers.set('/gptbot.json', { status: 200, body: '{"creationTime": "2026-11-25", "prefixes": [' });
     answers.set('/bingbot.json', { status: 200, body: JSON.stringify(shipped('bingbot.json')) });
     answers.set('/perplexitybot.json', { status: 200, body: JSON.stringify(shipped('perplexitybot.json')) });
-    answers.set('/duckduckbot.json', {
-      status: 200,
-      body: '{"prefixes":[{"ipv4Prefix":"20.191.45.212/32"}]}',
-    });
+    answers.set('/duckassistbot.json', { status: 200, body: '{"prefixes":[{"ipv4Prefix":"192.0.2.0/28"}]}' });
     const second = await run(['--json', '--source-url-override', `${base}/`]);
     expect(second.code).toBe(1);
     expect(list(second, 'gptbot.json')).toMatchObject({ status: 'failed', before: 22, after: 22 });
     expect(readFileSync(refreshed('gptbot.json'), 'utf8')).toBe(before);
     expect(list(second, 'googlebot.json')).toMatchObject({ status: 'unchanged' });
     expect(list(second, 'bingbot.json')).toMatchObject({ status: 'updated', before: 28, after: 28 });
-    expect(list(second, 'duckduckbot.json')).toMatchObject({
+    expect(list(second, 'duckassistbot.json')).toMatchObject({
       status: 'updated',
       before: 0,
       after: 1,

@@ -50,10 +50,12 @@ describe('the shipped crawler ranges', () => {
     expect(ranges.verifies('PerplexityBot', 'Perplexity', '18.97.9.97')).toBe(true);
     expect(ranges.verifies('Applebot', 'Apple', '17.241.208.161')).toBe(true);
     expect(ranges.verifies('CCBot', 'Common Crawl', '2600:1f28:365:8000::5')).toBe(true);
+    expect(ranges.verifies('DuckDuckBot', 'DuckDuckGo', '20.191.45.212')).toBe(true);
     expect(ranges.operators()).toEqual([
       'Anthropic',
       'Apple',
       'Common Crawl',
+      'DuckDuckGo',
       'Google',
       'Microsoft',
       'OpenAI',
@@ -145,9 +147,10 @@ describe('a refreshed copy in the data dir', () => {
   });
 
   it('serves a source that ships no copy', () => {
-    const duck = { prefixes: [{ ipv4Prefix: '20.191.45.212/32' }] };
-    writeFileSync(path.join(refreshedRangesDir(dataDir), 'duckduckbot.json'), JSON.stringify(duck));
-    expect(loadCrawlerRanges(dataDir).verifies('DuckDuckBot', 'DuckDuckGo', '20.191.45.212')).toBe(true);
-    expect(loadCrawlerRanges(dataDir).verifies('DuckDuckBot', 'DuckDuckGo', '20.191.45.213')).toBe(false);
+    const assist = { prefixes: [{ ipv4Prefix: '192.0.2.0/28' }] };
+    expect(loadCrawlerRanges(dataDir).verifies('DuckDuckGo AI', 'DuckDuckGo', '192.0.2.1')).toBe(false);
+    writeFileSync(path.join(refreshedRangesDir(dataDir), 'duckassistbot.json'), JSON.stringify(assist));
+    expect(loadCrawlerRanges(dataDir).verifies('DuckDuckGo AI', 'DuckDuckGo', '192.0.2.1')).toBe(true);
+    expect(loadCrawlerRanges(dataDir).verifies('DuckDuckGo AI', 'DuckDuckGo', '192.0.2.16')).toBe(false);
   });
 });
