@@ -100,6 +100,13 @@ export function parseSourcesManifest(doc: unknown): CrawlerRangeSource[] {
       throw new Error(`${where}: "url" must be an https:// URL`);
     }
     if (raw.shape !== 'prefixes') throw new Error(`${where}: "shape" must be "prefixes"`);
+    const copy = raw.copy as unknown;
+    if (
+      copy !== null &&
+      (typeof copy !== 'object' || typeof (copy as { from?: unknown }).from !== 'string')
+    ) {
+      throw new Error(`${where}: "copy" must be null or say where the shipped copy came from`);
+    }
     return raw;
   });
 }

@@ -115,6 +115,7 @@ describe('parsePublishedRanges', () => {
       /"url" must be an https/,
     );
     expect(() => parseSourcesManifest([{ ...good, agents: 'GPTBot' }])).toThrow(/"agents"/);
+    expect(() => parseSourcesManifest([{ ...good, copy: {} }])).toThrow(/"copy" must be null/);
   });
 });
 
