@@ -31,6 +31,7 @@ const summary = await importFileInParallel({
     : config.analytics.backend,
   database: config.database,
   settings: { ...DEFAULT_ANALYTICS_OPTIONS, saltRotation: (values.rotation ?? 'never') as SaltRotation },
+  dataDir: config.dataDir,
 });
 const seconds = (performance.now() - started) / 1000;
 process.stdout.write(`${JSON.stringify({ ...summary, seconds, linesPerSecond: summary.lines / seconds })}\n`);

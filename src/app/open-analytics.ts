@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AnalyticsBackendConfig } from '../config/analytics-backend.ts';
 import { AnalyticsService } from '../domain/analytics/analytics-service.ts';
+import type { CrawlerRanges } from '../domain/analytics/crawler-ranges.ts';
 import { DatabaseSaltStore } from '../domain/analytics/database-salts.ts';
 import { DatabaseSettingsStore } from '../domain/analytics/database-settings.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
@@ -20,6 +21,8 @@ export interface OpenAnalyticsOptions {
   clock: Clock;
   logger: Logger;
   settings: AnalyticsOptions;
+  /** The operators' published crawler IP ranges that verify agents (see app/crawler-ranges.ts). */
+  crawlerRanges: CrawlerRanges;
   /** A bulk import sees many more distinct visitors than a server: give it a bigger cache. */
   identityCacheLimit?: number;
   /** Embedded engine: import workers of one process share a write lock (see ThreadLock). */
@@ -44,6 +47,7 @@ export async function openAnalytics(options: OpenAnalyticsOptions): Promise<Anal
     saltRotation: options.settings.saltRotation,
     saltRetentionDays: options.settings.saltRetentionDays,
     maxBatch: options.settings.maxBatch,
+    crawlerRanges: options.crawlerRanges,
     ...(options.identityCacheLimit ? { identityCacheLimit: options.identityCacheLimit } : {}),
   });
 }

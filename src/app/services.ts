@@ -29,6 +29,7 @@ import { GitRepositoryProbe } from '../integrations/git/repository-probe.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
 import { adoptEmbeddedMetadata } from './adopt-embedded-metadata.ts';
+import { loadCrawlerRanges } from './crawler-ranges.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
 import { keepEmbeddedHistory } from './keep-embedded-history.ts';
 import { analyticsFile, openAnalytics } from './open-analytics.ts';
@@ -111,6 +112,7 @@ export async function openServices(
       clock,
       logger,
       settings: analyticsOptions,
+      crawlerRanges: loadCrawlerRanges(config.dataDir, logger),
       ...(overrides.analyticsStore ? { store: overrides.analyticsStore } : {}),
     });
   } catch (error) {

@@ -6,6 +6,7 @@ import { DEFAULT_EXPIRY_DAYS, EXPIRY_DAYS } from '../domain/keys/key-service.ts'
 import { analyticsImportCommand } from './commands/analytics-import.ts';
 import { analyticsMigrateCommand } from './commands/analytics-migrate.ts';
 import { analyticsReclassifyCommand } from './commands/analytics-reclassify.ts';
+import { analyticsUpdateListsCommand } from './commands/analytics-update-lists.ts';
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import {
@@ -250,6 +251,19 @@ function buildProgram(jsonErrors: boolean): Command {
     .requiredOption('--project <id>', 'project whose views to reclassify')
     .option(...json)
     .action((o) => analyticsReclassifyCommand({ project: o.project, json: Boolean(o.json) }));
+  analytics
+    .command('update-lists')
+    .description(
+      'fetch the crawler IP ranges that Google, Bing, OpenAI, Anthropic, Perplexity, Apple, Common Crawl and DuckDuckGo publish, so views from them count as verified',
+    )
+    .option(
+      '--source-url-override <url>',
+      'fetch every list from <url>/<file> instead of its published URL (a mirror; plain HTTP allowed)',
+    )
+    .option(...json)
+    .action((o) =>
+      analyticsUpdateListsCommand({ json: Boolean(o.json), sourceUrlOverride: o.sourceUrlOverride }),
+    );
   analytics
     .command('migrate')
     .description(

@@ -25,6 +25,8 @@ export interface ParallelImportOptions {
   /** The main database: salts and settings (each worker opens its own connection). */
   database: DatabaseConfig;
   settings: AnalyticsOptions;
+  /** Where refreshed crawler ranges are: each worker loads them (see app/crawler-ranges.ts). */
+  dataDir: string;
   onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -88,6 +90,7 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
               backend: options.backend,
               database: options.database,
               settings: { ...options.settings, durability: 'normal' },
+              dataDir: options.dataDir,
               threadLock: bulk?.threadLock ?? null,
             },
           });

@@ -3,6 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
+import { loadCrawlerRanges } from '../../app/crawler-ranges.ts';
 import { openAnalytics } from '../../app/open-analytics.ts';
 import type { AnalyticsBackendConfig } from '../../config/analytics-backend.ts';
 import type { LogFormat } from '../../domain/analytics/log-formats.ts';
@@ -21,6 +22,8 @@ interface Slice {
   backend: AnalyticsBackendConfig;
   database: DatabaseConfig;
   settings: AnalyticsOptions;
+  /** Where refreshed crawler ranges are (`update-lists`): workers verify agents like the server. */
+  dataDir: string;
   /** Embedded engine only. */
   threadLock: SharedArrayBuffer | null;
 }
@@ -33,6 +36,7 @@ const analytics = await openAnalytics({
   clock: systemClock,
   logger: pino({ level: 'silent' }),
   settings: slice.settings,
+  crawlerRanges: loadCrawlerRanges(slice.dataDir),
   identityCacheLimit: 2_000_000,
   ...(slice.threadLock ? { threadLock: slice.threadLock, bulkImport: true } : {}),
 });

@@ -37,6 +37,7 @@ export async function analyticsImportCommand(
           backend: services.config.analytics.backend,
           database: services.config.database,
           settings: services.analyticsOptions,
+          dataDir: services.config.dataDir,
           onProgress: (p) => progress?.update(p),
         });
       } finally {

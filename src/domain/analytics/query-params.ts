@@ -20,6 +20,11 @@ export interface PageParams {
   offset: number;
 }
 
+/** Every export may count verified agents only (`verifiedOnly=true`; default false). */
+export interface VerifiedParam {
+  verifiedOnly: boolean;
+}
+
 type RawQuery = Record<string, unknown>;
 
 /**
@@ -35,23 +40,30 @@ function parseRange(raw: RawQuery, issues: QueryIssue[]): TimeRange {
   return { from, to };
 }
 
-export function parseRangeParams(raw: RawQuery): Parsed<{ range: TimeRange }> {
+export function parseRangeParams(raw: RawQuery): Parsed<{ range: TimeRange } & VerifiedParam> {
   const issues: QueryIssue[] = [];
   const range = parseRange(raw, issues);
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { range } };
+  const verifiedOnly = booleanParam(raw, 'verifiedOnly', issues);
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { range, verifiedOnly } };
 }
 
-export function parsePageParams(raw: RawQuery): Parsed<PageParams> {
+export function parsePageParams(raw: RawQuery): Parsed<PageParams & VerifiedParam> {
   const issues: QueryIssue[] = [];
   const range = parseRange(raw, issues);
   const limit = integerParam(raw, 'limit', { min: 1, max: MAX_LIMIT, fallback: DEFAULT_LIMIT }, issues);
   const offset = integerParam(raw, 'offset', { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }, issues);
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { range, limit, offset } };
+  const verifiedOnly = booleanParam(raw, 'verifiedOnly', issues);
+  return issues.length > 0
+    ? { ok: false, issues }
+    : { ok: true, value: { range, limit, offset, verifiedOnly } };
 }
 
-export function parseSeriesParams(raw: RawQuery): Parsed<{ range: TimeRange; interval: Interval }> {
+export function parseSeriesParams(
+  raw: RawQuery,
+): Parsed<{ range: TimeRange; interval: Interval } & VerifiedParam> {
   const issues: QueryIssue[] = [];
   const range = parseRange(raw, issues);
+  const verifiedOnly = booleanParam(raw, 'verifiedOnly', issues);
   const value = single(raw, 'interval', issues);
   let interval: Interval = 'day';
   if (value !== undefined) {
@@ -62,7 +74,16 @@ export function parseSeriesParams(raw: RawQuery): Parsed<{ range: TimeRange; int
         message: `interval must be one of ${INTERVALS.join(', ')} (got "${value}")`,
       });
   }
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { range, interval } };
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: { range, interval, verifiedOnly } };
+}
+
+/** `true` or `false`, exactly; absent is false. */
+function booleanParam(raw: RawQuery, name: string, issues: QueryIssue[]): boolean {
+  const value = single(raw, name, issues);
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  issues.push({ parameter: name, message: `${name} must be true or false (got "${clip(value)}")` });
+  return false;
 }
 
 function single(raw: RawQuery, name: string, issues: QueryIssue[]): string | undefined {

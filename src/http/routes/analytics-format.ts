@@ -21,10 +21,14 @@ export function pagesJson(report: PageReport, key: 'visitors' | 'views') {
   return { totals: report.totals, [key]: report.rows, hasMore: report.hasMore };
 }
 
+/** The purpose split's CSV columns, after the seed's (which stay first and unchanged). */
+const PURPOSE_COLUMNS = ['ai_assistant', 'ai_search', 'ai_training', 'ai_other'];
+const purposes = (c: Counts) => [c.aiAssistant, c.aiSearch, c.aiTraining, c.aiOther];
+
 export function sendPagesCsv(reply: FastifyReply, report: PageReport) {
   const lines = [
-    ['path', 'human', 'ai', 'total'],
-    ...report.rows.map((r) => [r.path, r.human, r.ai, r.total]),
+    ['path', 'human', 'ai', 'total', ...PURPOSE_COLUMNS],
+    ...report.rows.map((r) => [r.path, r.human, r.ai, r.total, ...purposes(r)]),
   ];
   return reply
     .header('x-has-more', String(report.hasMore))
@@ -46,7 +50,17 @@ export function seriesJson(interval: string, points: SeriesPoint[]) {
 
 export function sendSeriesCsv(reply: FastifyReply, points: SeriesPoint[]) {
   const lines: Array<Array<string | number>> = [
-    ['start', 'visitors_human', 'visitors_ai', 'visitors_total', 'views_human', 'views_ai', 'views_total'],
+    [
+      'start',
+      'visitors_human',
+      'visitors_ai',
+      'visitors_total',
+      'views_human',
+      'views_ai',
+      'views_total',
+      ...PURPOSE_COLUMNS.map((c) => `visitors_${c}`),
+      ...PURPOSE_COLUMNS.map((c) => `views_${c}`),
+    ],
   ];
   for (const p of points) {
     lines.push([
@@ -57,6 +71,8 @@ export function sendSeriesCsv(reply: FastifyReply, points: SeriesPoint[]) {
       p.views.human,
       p.views.ai,
       p.views.total,
+      ...purposes(p.visitors),
+      ...purposes(p.views),
     ]);
   }
   return reply.type('text/csv; charset=utf-8').send(csv(lines));
@@ -72,7 +88,7 @@ export function sendBreakdownCsv(reply: FastifyReply, breakdown: Breakdown) {
 }
 
 function countsHeader(counts: Counts): string {
-  return `human=${counts.human}, ai=${counts.ai}, total=${counts.total}`;
+  return `human=${counts.human}, ai=${counts.ai}, total=${counts.total}, aiAssistant=${counts.aiAssistant}, aiSearch=${counts.aiSearch}, aiTraining=${counts.aiTraining}, aiOther=${counts.aiOther}`;
 }
 
 /** RFC 4180, and a leading quote on text that a spreadsheet would run as a formula. */

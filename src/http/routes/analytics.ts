@@ -31,18 +31,31 @@ export interface AnalyticsRoutesOptions {
 const tags = ['Docs analytics'];
 const security = [{ bearerAuth: [] }];
 
-// Exported for the dashboard, whose payload types are these schemas' Static types.
-export const Counts = Type.Object({
+// The purpose split: AI views (categories ai and ai_crawler) by what the agent fetches for,
+// whatever countAiCrawlersAsAi says.
+const purposeCount = (purpose: string, examples: string) =>
+  Type.Integer({
+    description: `Distinct AI visitors (or views) whose agent's purpose is ${purpose}: ${examples}. Counted among ai and ai_crawler views whatever countAiCrawlersAsAi says.`,
+  });
+const countFields = {
   human: Type.Integer({ description: 'Distinct human visitors (or views).' }),
   ai: Type.Integer({ description: 'Distinct AI visitors (or views): assistants, agents, Markdown fetches.' }),
   total: Type.Integer({ description: 'Distinct visitors in either: a visitor seen both ways counts once.' }),
-});
-export const PageRow = Type.Object({
-  path: Type.String(),
-  human: Type.Integer(),
-  ai: Type.Integer(),
-  total: Type.Integer(),
-});
+  aiAssistant: purposeCount(
+    'assistant',
+    'fetching for a person now (ChatGPT-User, Claude-User, Perplexity-User)',
+  ),
+  aiSearch: purposeCount(
+    'search',
+    'building an AI search index (OAI-SearchBot, Claude-SearchBot, PerplexityBot)',
+  ),
+  aiTraining: purposeCount('training', 'collecting training data (GPTBot, ClaudeBot, CCBot, Bytespider)'),
+  aiOther: purposeCount('other', 'another purpose, or one the operator does not state'),
+};
+
+// Exported for the dashboard, whose payload types are these schemas' Static types.
+export const Counts = Type.Object(countFields);
+export const PageRow = Type.Object({ path: Type.String(), ...countFields });
 
 export const SeriesReport = Type.Object({
   interval: Type.String(),
@@ -89,6 +102,13 @@ const dateParam = (name: string, bound: string) =>
 const RangeQuery = Type.Object({
   dateFrom: dateParam('dateFrom', 'Inclusive start'),
   dateTo: dateParam('dateTo', 'Exclusive end'),
+  verifiedOnly: Type.Optional(
+    Type.String({
+      description:
+        "true: count agents only when verified by their operator's published IP ranges; an ai, ai_crawler or search view that only claims its user agent counts as bot (and, in the breakdown, operators count verified views only). false (default): every view as classified.",
+      examples: ['true'],
+    }),
+  ),
 });
 const PageQuery = Type.Object({
   ...RangeQuery.properties,

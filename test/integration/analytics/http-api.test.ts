@@ -14,6 +14,9 @@ interface Report {
   hasMore: boolean;
 }
 
+/** The purpose split of a count: AI visitors (or views) by the purpose of their agent. */
+const split = (aiAssistant = 0, aiTraining = 0) => ({ aiAssistant, aiSearch: 0, aiTraining, aiOther: 0 });
+
 const errorBody = async (res: Response) => (await res.json()) as { error: string; details?: unknown };
 
 const views = [
@@ -73,18 +76,19 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       // u1 is one visitor seen as human (Chrome) and as ai (curl asking for Markdown).
-      totals: { human: 3, ai: 2, total: 4 },
+      // GPTBot (a training crawler) is in aiTraining, not in ai or total.
+      totals: { human: 3, ai: 2, total: 4, ...split(2, 1) },
       visitors: [
-        { path: '/api', human: 1, ai: 1, total: 1 },
-        { path: '/guide', human: 1, ai: 0, total: 1 },
-        { path: '/quickstart', human: 1, ai: 1, total: 2 },
+        { path: '/api', human: 1, ai: 1, total: 1, ...split(1, 1) },
+        { path: '/guide', human: 1, ai: 0, total: 1, ...split() },
+        { path: '/quickstart', human: 1, ai: 1, total: 2, ...split(1) },
       ].sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : 1)),
       hasMore: false,
     });
     const viewsRes = await get('/views');
     expect(await viewsRes.json()).toMatchObject({
       totals: { human: 4, ai: 2, total: 6 },
-      views: expect.arrayContaining([{ path: '/quickstart', human: 2, ai: 1, total: 3 }]),
+      views: expect.arrayContaining([{ path: '/quickstart', human: 2, ai: 1, total: 3, ...split(1) }]),
     });
   });
 
@@ -134,18 +138,19 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
   it('honours dateFrom inclusive, dateTo exclusive, offsets, and pages exactly', async () => {
     await ingest(views);
     const day2 = await json('/visitors?dateFrom=2025-03-02&dateTo=2025-03-03');
-    expect(day2.totals).toEqual({ human: 1, ai: 0, total: 1 });
+    expect(day2.totals).toEqual({ human: 1, ai: 0, total: 1, ...split(0, 1) });
     // 01:00+01:00 is midnight UTC; the exclusive dateTo at 09:05Z leaves out the second view.
     const offset = await json(
       `/visitors?dateFrom=${encodeURIComponent('2025-03-01T01:00:00+01:00')}&dateTo=2025-03-01T09:05:00Z`,
     );
-    expect(offset.totals).toEqual({ human: 1, ai: 0, total: 1 });
+    expect(offset.totals).toEqual({ human: 1, ai: 0, total: 1, ...split() });
 
     await t.request('PATCH', `/v1/analytics/${t.project.id}/settings`, {
       body: { countAiCrawlersAsAi: true },
     });
     const withCrawlers = await json('/visitors?dateFrom=2025-03-02');
-    expect(withCrawlers.totals).toEqual({ human: 1, ai: 1, total: 2 });
+    // The purpose split is the same whatever the setting.
+    expect(withCrawlers.totals).toEqual({ human: 1, ai: 1, total: 2, ...split(0, 1) });
 
     const walked = [];
     for (let offsetParam = 0; ; offsetParam += 1) {
@@ -199,7 +204,9 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
     const csv = await get('/visitors?limit=2', { accept: 'text/csv' });
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.headers.get('x-has-more')).toBe('true');
-    expect(await csv.text()).toBe('path,human,ai,total\r\n/quickstart,1,1,2\r\n/api,1,1,1\r\n');
+    expect(await csv.text()).toBe(
+      'path,human,ai,total,ai_assistant,ai_search,ai_training,ai_other\r\n/quickstart,1,1,2,1,0,0,0\r\n/api,1,1,1,1,0,1,0\r\n',
+    );
 
     const series = await (await get('/timeseries?interval=day')).json();
     expect(series).toEqual({
@@ -207,13 +214,13 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
       points: [
         {
           start: '2025-03-01T00:00:00.000Z',
-          visitors: { human: 2, ai: 2, total: 3 },
-          views: { human: 3, ai: 2, total: 5 },
+          visitors: { human: 2, ai: 2, total: 3, ...split(2) },
+          views: { human: 3, ai: 2, total: 5, ...split(2) },
         },
         {
           start: '2025-03-02T00:00:00.000Z',
-          visitors: { human: 1, ai: 0, total: 1 },
-          views: { human: 1, ai: 0, total: 1 },
+          visitors: { human: 1, ai: 0, total: 1, ...split(0, 1) },
+          views: { human: 1, ai: 0, total: 1, ...split(0, 1) },
         },
       ],
     });
@@ -221,9 +228,12 @@ describe(`analytics HTTP API on ${testBackend}`, () => {
       await get('/timeseries?interval=hour&dateFrom=2025-03-02', { accept: 'text/csv' })
     ).text();
     expect(seriesCsv.split('\r\n')[0]).toBe(
-      'start,visitors_human,visitors_ai,visitors_total,views_human,views_ai,views_total',
+      'start,visitors_human,visitors_ai,visitors_total,views_human,views_ai,views_total,' +
+        'visitors_ai_assistant,visitors_ai_search,visitors_ai_training,visitors_ai_other,' +
+        'views_ai_assistant,views_ai_search,views_ai_training,views_ai_other',
     );
-    expect(seriesCsv.split('\r\n')).toContain('2025-03-02T23:00:00.000Z,1,0,1,1,0,1');
+    expect(seriesCsv.split('\r\n')).toContain('2025-03-02T23:00:00.000Z,1,0,1,1,0,1,0,0,0,0,0,0,0,0');
+    expect(seriesCsv.split('\r\n')).toContain('2025-03-02T00:00:00.000Z,0,0,0,0,0,0,0,0,1,0,0,0,1,0');
 
     const breakdown = (await (await get('/breakdown')).json()) as {
       categories: unknown[];

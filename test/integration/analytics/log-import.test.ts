@@ -10,8 +10,11 @@ import { loadConfig } from '../../../src/config/config.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../../helpers/storage.ts';
 
 const run = promisify(execFile);
+const purposes = (aiAssistant: number) => ({ aiAssistant, aiSearch: 0, aiTraining: 0, aiOther: 0 });
 const BIN = fileURLToPath(new URL('../../../bin/docwright.js', import.meta.url));
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+const GPTBOT =
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot';
 const CLAUDE_CODE = 'Claude-User (claude-code/2.1.158; +https://support.anthropic.com/)';
 
 // A real nginx combined log: page views, a Markdown fetch, assets, errors, a POST, a TLS probe,
@@ -79,29 +82,39 @@ describe(`docwright analytics import on ${testBackend}`, () => {
     const s = await open();
     const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
     expect(await s.analytics.pages(project, 'visitors', all)).toEqual({
-      totals: { human: 1, ai: 1, total: 2 },
+      // Claude Code is an assistant: the purpose split's aiAssistant.
+      totals: { human: 1, ai: 1, total: 2, ...purposes(1) },
       rows: [
-        { path: '/quickstart', human: 1, ai: 1, total: 2 },
-        { path: '/api/keys', human: 1, ai: 0, total: 1 },
+        { path: '/quickstart', human: 1, ai: 1, total: 2, ...purposes(1) },
+        { path: '/api/keys', human: 1, ai: 0, total: 1, ...purposes(0) },
       ],
       hasMore: false,
     });
-    expect((await s.analytics.pages(project, 'views', all)).totals).toEqual({ human: 3, ai: 1, total: 4 });
+    expect((await s.analytics.pages(project, 'views', all)).totals).toEqual({
+      human: 3,
+      ai: 1,
+      total: 4,
+      ...purposes(1),
+    });
   });
 
   it('gives a large file split across workers the same ids as a single-threaded import', async () => {
     database = createTestDatabase();
     const file = path.join(database.dir, 'big.jsonl');
     const lines: string[] = [];
-    // ~17 MiB of JSON lines, with runs of identical lines within one second.
+    // ~17 MiB of JSON lines, with runs of identical lines within one second; here and there a
+    // GPTBot, from OpenAI's published addresses (verified) or from elsewhere (claimed), in
+    // every worker's slice.
     for (let i = 0; i < 60_000; i++) {
       const second = Math.floor(i / 3);
+      const gptbot = i % 1000 === 0 ? 'verified' : i % 1000 === 501 ? 'claimed' : null;
       lines.push(
         JSON.stringify({
           timestamp: new Date(Date.UTC(2025, 2, 1) + second * 1000).toISOString(),
-          client_ip: `10.0.${(second >> 8) & 255}.${second & 255}`,
+          client_ip:
+            gptbot === 'verified' ? `20.171.206.${i / 1000}` : `10.0.${(second >> 8) & 255}.${second & 255}`,
           path: `/page-${second % 50}`,
-          user_agent: `${FIREFOX} ${'x'.repeat(120)}`,
+          user_agent: gptbot ? GPTBOT : `${FIREFOX} ${'x'.repeat(120)}`,
           status: 200,
         }),
       );
@@ -113,6 +126,13 @@ describe(`docwright analytics import on ${testBackend}`, () => {
 
     const parallel = await cli(['analytics', 'import', '--project', project, '--workers', '2', file]);
     expect(parallel).toMatchObject({ lines: 60_000, imported: 60_000, skipped: 0 });
+    // Each worker verified its GPTBots against the shipped ranges.
+    const { agents } = await (await open()).analytics.breakdown(project, {
+      range: { from: null, to: null },
+      verifiedOnly: true,
+    });
+    expect(agents).toContainEqual({ agent: 'GPTBot', category: 'ai_crawler', visitors: 60, views: 60 });
+    expect(agents).toContainEqual({ agent: 'GPTBot', category: 'bot', visitors: 60, views: 60 });
     const single = await cli(['analytics', 'import', '--project', project, '--workers', '1', file]);
     expect(single).toMatchObject({ imported: 0, duplicates: 60_000 });
   }, 120_000);

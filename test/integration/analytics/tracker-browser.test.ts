@@ -88,7 +88,15 @@ describe(`browser tracker in headless Chromium on ${testBackend}`, () => {
 
     // One person (same IP and browser): one visitor.
     const visitors = await (await t.request('GET', `/v1/analytics/${t.project.id}/visitors`)).json();
-    expect((visitors as { totals: unknown }).totals).toEqual({ human: 1, ai: 0, total: 1 });
+    expect((visitors as { totals: unknown }).totals).toEqual({
+      human: 1,
+      ai: 0,
+      total: 1,
+      aiAssistant: 0,
+      aiSearch: 0,
+      aiTraining: 0,
+      aiOther: 0,
+    });
     await context.close();
   });
 

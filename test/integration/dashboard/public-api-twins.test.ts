@@ -103,7 +103,9 @@ describe(`the public API through a dashboard session (${testBackend})`, () => {
       headers: { accept: 'text/csv' },
     });
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-    expect(await csv.text()).toMatch(/^path,human,ai,total\r?\n\/quickstart,2,1,3/);
+    expect(await csv.text()).toMatch(
+      /^path,human,ai,total,ai_assistant,ai_search,ai_training,ai_other\r?\n\/quickstart,2,1,3,1,0,0,0/,
+    );
 
     const settings = `/dashboard/api/v1/analytics/${p}/settings`;
     expect((await viewer.request('PATCH', settings, { body: { countAiCrawlersAsAi: true } })).status).toBe(

@@ -18,6 +18,8 @@ const BROWSER_UA =
 const CLAUDE_UA = 'Claude-User (claude-code/2.1.158; +https://support.anthropic.com/)';
 const CHATGPT_UA =
   'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot';
+const GPTBOT_UA =
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot';
 // The viewer is in Berlin (UTC+01:00 in March before the 30th): the page asks for Berlin's days.
 const ZONE = 'Europe/Berlin';
 const FROM = '2025-03-01';
@@ -35,6 +37,10 @@ interface Counts {
   human: number;
   ai: number;
   total: number;
+  aiAssistant: number;
+  aiSearch: number;
+  aiTraining: number;
+  aiOther: number;
 }
 interface PageRow extends Counts {
   path: string;
@@ -118,6 +124,24 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
         ),
       );
   const number = (text: string) => Number(text.replace(/[^\d]/g, ''));
+  const pageRow = ([path, human, ai, total, aiAssistant, aiSearch, aiTraining, aiOther]: string[]) => ({
+    path,
+    ...Object.fromEntries(
+      Object.entries({ human, ai, total, aiAssistant, aiSearch, aiTraining, aiOther }).map(([k, v]) => [
+        k,
+        number(v ?? ''),
+      ]),
+    ),
+  });
+  /** The numbers of a totals card, by their data-count names. */
+  const shownTotals = async (page: Page, testId: string) => {
+    const shown = await page
+      .locator(`[data-testid=${testId}] [data-count]`)
+      .evaluateAll((cells) =>
+        Object.fromEntries(cells.map((c) => [c.getAttribute('data-count'), c.textContent ?? ''])),
+      );
+    return Object.fromEntries(Object.entries(shown).map(([k, v]) => [k, number(v as string)]));
+  };
 
   it("shows the export API's numbers for the viewer's days: totals, top pages with paging, chart data, breakdown", async () => {
     const { page, context, errors, requests } = await open();
@@ -140,24 +164,11 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
       ['total-visitors', visitors.totals],
       ['total-views', views.totals],
     ] as const) {
-      const shown = await page
-        .locator(`[data-testid=${testId}] [data-count]`)
-        .evaluateAll((cells) =>
-          Object.fromEntries(cells.map((c) => [c.getAttribute('data-count'), c.textContent ?? ''])),
-        );
-      expect(
-        Object.fromEntries(Object.entries(shown).map(([k, v]) => [k, number(v as string)])),
-        testId,
-      ).toEqual(totals);
+      expect(await shownTotals(page, testId), testId).toEqual(totals);
     }
 
     // The first page of top pages equals the API's first 25 rows, in order.
-    const rows = (await tableRows(page, '[data-testid=top-pages]')).map(([path, human, ai, total]) => ({
-      path,
-      human: number(human ?? ''),
-      ai: number(ai ?? ''),
-      total: number(total ?? ''),
-    }));
+    const rows = (await tableRows(page, '[data-testid=top-pages]')).map(pageRow);
     expect(rows).toEqual(visitors.visitors);
     expect(visitors.hasMore).toBe(true);
 
@@ -212,6 +223,57 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
     expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
     await context.close();
   });
+
+  it('counts verified agents only when asked: the totals, pages and operators of verifiedOnly=true', async () => {
+    const { page, context, errors, requests } = await open();
+    await page.goto(analyticsUrl());
+    await ready(page);
+    const all = await api<{ totals: Counts }>('visitors', { limit: '25' });
+    const verified = await api<{ totals: Counts; visitors: PageRow[] }>('visitors', {
+      limit: '25',
+      verifiedOnly: 'true',
+    });
+    // The claimed agents (ChatGPT-User and half the GPTBots, from addresses OpenAI does not publish) leave.
+    expect(verified.totals.ai).toBeLessThan(all.totals.ai);
+    expect(verified.totals.aiTraining).toBeLessThan(all.totals.aiTraining);
+    expect(verified.totals.aiTraining).toBeGreaterThan(0);
+
+    await page.getByLabel('Verified agents only').check();
+    await page.waitForURL(/verified=1/);
+    await page.locator('[data-testid=top-pages][data-ready=true] tbody tr').first().waitFor();
+    await page
+      .locator('[data-testid=total-visitors] [data-count=ai]')
+      .filter({ hasText: String(verified.totals.ai) })
+      .waitFor();
+    expect(
+      requests
+        .filter((u) => u.searchParams.get('verifiedOnly') === 'true')
+        .map((u) => u.pathname.split('/').at(-1)),
+    ).toEqual(expect.arrayContaining(['visitors', 'timeseries', 'breakdown']));
+    expect(await shownTotals(page, 'total-visitors')).toEqual(verified.totals);
+    expect((await tableRows(page, '[data-testid=top-pages]')).map(pageRow)).toEqual(verified.visitors);
+    const { operators } = await api<{ operators: { operator: string; visitors: number }[] }>('breakdown', {
+      verifiedOnly: 'true',
+    });
+    await page.locator('[data-testid=breakdown]').waitFor();
+    await page.getByText('Verified agents only: an agent whose address').waitFor();
+    const operatorRows = await tableRows(page, '[data-testid=breakdown] .breakdown__operators');
+    expect(operatorRows.map((r) => [r[0], number(r[1] ?? '')])).toEqual(
+      operators.map((o) => [o.operator, o.visitors]),
+    );
+    await expectAccessible(page, 'analytics, verified agents only');
+    await saveScreenshot(page, 'analytics-verified-only-laptop-light');
+
+    // Unticked, the address loses the choice and the numbers are all views' again.
+    await page.getByLabel('Verified agents only').uncheck();
+    await page.waitForURL((url) => !url.searchParams.has('verified'));
+    await page
+      .locator('[data-testid=total-visitors] [data-count=ai]')
+      .filter({ hasText: String(all.totals.ai) })
+      .waitFor();
+    expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    await context.close();
+  }, 60_000);
 
   it('chooses days: a preset counts from the viewer’s today, a custom range is checked', async () => {
     const { page, context, requests } = await open();
@@ -303,6 +365,9 @@ function trafficEvents(): IngestEvent[] {
     }
     add(`${date}T12:00:00Z`, '/quickstart.md', CLAUDE_UA, `198.51.100.${day}`);
     add(`${date}T13:00:00Z`, '/quickstart', CHATGPT_UA, `198.51.100.${50 + day}`);
+    // GPTBot once from OpenAI's published addresses (gptbot.json) and once from elsewhere.
+    add(`${date}T14:00:00Z`, '/guide/page-1', GPTBOT_UA, `20.171.206.${day}`);
+    add(`${date}T14:30:00Z`, '/guide/page-2', GPTBOT_UA, `198.51.100.${100 + day}`);
   }
   // 23:30 UTC on 28 February is 00:30 on 1 March in Berlin: inside. 23:30 UTC on 7 March is
   // 00:30 on 8 March in Berlin: outside.

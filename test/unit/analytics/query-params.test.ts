@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parsePageParams, parseSeriesParams } from '../../../src/domain/analytics/query-params.ts';
+import {
+  parsePageParams,
+  parseRangeParams,
+  parseSeriesParams,
+} from '../../../src/domain/analytics/query-params.ts';
 import { parseDateOrDateTime, parseDateTime } from '../../../src/domain/analytics/timestamps.ts';
 
 describe('timestamps', () => {
@@ -76,8 +80,20 @@ describe('export parameters', () => {
   it('defaults to unbounded, limit 50, offset 0', () => {
     expect(parsePageParams({})).toEqual({
       ok: true,
-      value: { range: { from: null, to: null }, limit: 50, offset: 0 },
+      value: { range: { from: null, to: null }, limit: 50, offset: 0, verifiedOnly: false },
     });
+  });
+
+  it('reads verifiedOnly on every export: true, false or absent (false)', () => {
+    for (const parse of [parsePageParams, parseSeriesParams, parseRangeParams]) {
+      expect(parse({ verifiedOnly: 'true' })).toMatchObject({ ok: true, value: { verifiedOnly: true } });
+      expect(parse({ verifiedOnly: 'false' })).toMatchObject({ ok: true, value: { verifiedOnly: false } });
+      expect(parse({})).toMatchObject({ ok: true, value: { verifiedOnly: false } });
+      expect(parse({ verifiedOnly: 'yes' })).toEqual({
+        ok: false,
+        issues: [{ parameter: 'verifiedOnly', message: 'verifiedOnly must be true or false (got "yes")' }],
+      });
+    }
   });
 
   it.each([
@@ -91,6 +107,8 @@ describe('export parameters', () => {
     [{ dateTo: 'tomorrow' }, 'dateTo', /dateTo must be a date/],
     [{ dateFrom: '2025-03-02', dateTo: '2025-03-02' }, 'dateFrom', /dateFrom must be before dateTo/],
     [{ dateFrom: '2025-03-02T00:00:00+01:00', dateTo: '2025-03-01T23:00:00Z' }, 'dateFrom', /before/],
+    [{ verifiedOnly: '1' }, 'verifiedOnly', /verifiedOnly must be true or false \(got "1"\)/],
+    [{ verifiedOnly: ['true', 'true'] }, 'verifiedOnly', /verifiedOnly must be given once/],
   ])('%j is rejected, naming %s', (raw, parameter, message) => {
     const parsed = parsePageParams(raw);
     expect(parsed.ok).toBe(false);

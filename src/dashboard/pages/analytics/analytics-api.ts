@@ -21,8 +21,20 @@ export interface PagesReport {
 
 export const PAGE_SIZE = 25;
 
+/** What every report is asked for: its days, and whether to count verified agents only. */
+export interface ReportFilter {
+  range: DateRange;
+  verifiedOnly: boolean;
+}
+
 const analyticsPath = (projectId: string, report: string, query: Record<string, string>) =>
   `/v1/analytics/${seg(projectId)}/${report}?${new URLSearchParams(query)}`;
+
+/** The filter's query parameters: verifiedOnly only when asked, so the default URL stays as it was. */
+const filterQuery = ({ range, verifiedOnly }: ReportFilter) => ({
+  ...toQuery(range),
+  ...(verifiedOnly ? { verifiedOnly: 'true' } : {}),
+});
 
 const key = (projectId: string, ...rest: unknown[]) => ['project', projectId, 'analytics', ...rest];
 
@@ -30,18 +42,18 @@ const key = (projectId: string, ...rest: unknown[]) => ['project', projectId, 'a
 export function usePages(
   projectId: string,
   measure: Measure,
-  range: DateRange,
+  filter: ReportFilter,
   page: number,
   { limit = PAGE_SIZE, enabled = true }: { limit?: number; enabled?: boolean } = {},
 ) {
   return useQuery({
-    queryKey: key(projectId, measure, range, page, limit),
+    queryKey: key(projectId, measure, filter, page, limit),
     queryFn: async ({ signal }) => {
       const report = await api.get<
         { totals: CountsPayload; hasMore: boolean } & Record<Measure, PageRowPayload[]>
       >(
         analyticsPath(projectId, measure, {
-          ...toQuery(range),
+          ...filterQuery(filter),
           limit: String(limit),
           offset: String(page * limit),
         }),
@@ -55,12 +67,15 @@ export function usePages(
   });
 }
 
-export function useSeries(projectId: string, range: DateRange) {
+export function useSeries(projectId: string, filter: ReportFilter) {
   return useQuery({
-    queryKey: key(projectId, 'timeseries', range),
+    queryKey: key(projectId, 'timeseries', filter),
     queryFn: ({ signal }) =>
       api.get<Series>(
-        analyticsPath(projectId, 'timeseries', { ...toQuery(range), interval: intervalFor(range) }),
+        analyticsPath(projectId, 'timeseries', {
+          ...filterQuery(filter),
+          interval: intervalFor(filter.range),
+        }),
         {
           signal,
         },
@@ -69,12 +84,12 @@ export function useSeries(projectId: string, range: DateRange) {
 }
 
 /** `enabled`: false until the parts above it have their data (it is the slower query). */
-export function useBreakdown(projectId: string, range: DateRange, enabled: boolean) {
+export function useBreakdown(projectId: string, filter: ReportFilter, enabled: boolean) {
   return useQuery({
     enabled,
-    queryKey: key(projectId, 'breakdown', range),
+    queryKey: key(projectId, 'breakdown', filter),
     queryFn: ({ signal }) =>
-      api.get<Breakdown>(analyticsPath(projectId, 'breakdown', toQuery(range)), { signal }),
+      api.get<Breakdown>(analyticsPath(projectId, 'breakdown', filterQuery(filter)), { signal }),
   });
 }
 
@@ -88,7 +103,11 @@ export function viewTotals(series: Series): CountsPayload {
       human: sum.human + point.views.human,
       ai: sum.ai + point.views.ai,
       total: sum.total + point.views.total,
+      aiAssistant: sum.aiAssistant + point.views.aiAssistant,
+      aiSearch: sum.aiSearch + point.views.aiSearch,
+      aiTraining: sum.aiTraining + point.views.aiTraining,
+      aiOther: sum.aiOther + point.views.aiOther,
     }),
-    { human: 0, ai: 0, total: 0 },
+    { human: 0, ai: 0, total: 0, aiAssistant: 0, aiSearch: 0, aiTraining: 0, aiOther: 0 },
   );
 }

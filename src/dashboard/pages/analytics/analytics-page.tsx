@@ -4,60 +4,22 @@
  * the API agree. The address holds the choices (`?range=7d` or `?from=…&to=…`, `measure`,
  * `page`), so a view can be shared or reloaded.
  */
-import { lazy, Suspense, useEffect, useId, useState } from 'react';
+import { useId } from 'react';
 import { useParams, useSearchParams } from 'wouter';
 import { useSettings } from '../../api/settings.ts';
 import { Button } from '../../components/button.tsx';
+import { CheckboxField } from '../../components/field.tsx';
 import { Page, Section } from '../../components/page.tsx';
-import { EmptyState, ErrorState, Loading, QueryView } from '../../components/states.tsx';
-import { Table } from '../../components/table.tsx';
-import {
-  type Breakdown,
-  type CountsPayload,
-  type Measure,
-  PAGE_SIZE,
-  type Series,
-  useBreakdown,
-  usePages,
-  useSeries,
-  viewTotals,
-} from './analytics-api.ts';
-import {
-  type DateRange,
-  DEFAULT_PRESET,
-  PRESETS,
-  type PresetId,
-  parseDate,
-  presetRange,
-} from './date-range.ts';
+import { EmptyState, QueryView } from '../../components/states.tsx';
+import { type Measure, PAGE_SIZE, usePages, useSeries, viewTotals } from './analytics-api.ts';
+import { BreakdownSection } from './breakdown.tsx';
+import { DEFAULT_PRESET, PRESETS, type PresetId, parseDate, presetRange } from './date-range.ts';
 import { InstallGuide } from './install.tsx';
+import { fmt, NumbersTable, ReadyMark } from './numbers.tsx';
 import { type RangeChoice, RangePicker } from './range-picker.tsx';
+import { Totals } from './totals.tsx';
+import { TrafficOverTime } from './traffic-over-time.tsx';
 import './analytics.css';
-
-// uPlot comes in its own chunk, asked for as soon as this page loads: it arrives while the
-// page's data is on its way, rather than after it.
-const chartModule = import('./traffic-chart.tsx');
-const TrafficChart = lazy(() => chartModule);
-
-const numbers = new Intl.NumberFormat();
-const fmt = (value: number) => numbers.format(value);
-
-/** Shorter, for the agents table's column of kinds. */
-const CATEGORY_SHORT: Record<string, string> = {
-  human: 'Person',
-  ai: 'AI',
-  ai_crawler: 'AI crawler',
-  search: 'Search',
-  bot: 'Bot',
-};
-
-const CATEGORY_LABEL: Record<string, string> = {
-  human: 'People',
-  ai: 'AI assistants and agents',
-  ai_crawler: 'AI crawlers',
-  search: 'Search engines',
-  bot: 'Other bots',
-};
 
 export default function AnalyticsPage() {
   const { projectId } = useParams<{ projectId: string }>();
@@ -67,6 +29,9 @@ export default function AnalyticsPage() {
   const range = 'preset' in choice ? presetRange(choice.preset) : choice.custom;
   const measure: Measure = params.get('measure') === 'views' ? 'views' : 'visitors';
   const page = Math.max(0, Number.parseInt(params.get('page') ?? '1', 10) - 1 || 0);
+  // `verified=1`: count agents only when their operator's published IP ranges confirm them.
+  const verifiedOnly = params.get('verified') === '1';
+  const filter = { range, verifiedOnly };
 
   const update = (change: Record<string, string | null>) =>
     setParams(
@@ -90,9 +55,9 @@ export default function AnalyticsPage() {
   // The page asks only for what it shows: views per page only when they are chosen (the views
   // export is the slowest on a large project), the views' totals from the time series, and the
   // breakdown (below the fold) once the chart and the top pages have their data.
-  const series = useSeries(projectId, range);
-  const visitors = usePages(projectId, 'visitors', range, measure === 'visitors' ? page : 0);
-  const views = usePages(projectId, 'views', range, page, { enabled: measure === 'views' });
+  const series = useSeries(projectId, filter);
+  const visitors = usePages(projectId, 'visitors', filter, measure === 'visitors' ? page : 0);
+  const views = usePages(projectId, 'views', filter, page, { enabled: measure === 'views' });
   const pages = measure === 'visitors' ? visitors : views;
   const settings = useSettings(projectId);
   const viewsTotals = series.data ? viewTotals(series.data) : undefined;
@@ -107,6 +72,14 @@ export default function AnalyticsPage() {
           measure={measure}
           onChange={(next) => update({ measure: next === 'visitors' ? null : next, page: null })}
         />
+        <div className="analytics-controls__verified">
+          <CheckboxField
+            label="Verified agents only"
+            hint="Count an AI agent or search engine only when its request came from the addresses its operator publishes; the others count as bots."
+            checked={verifiedOnly}
+            onChange={(event) => update({ verified: event.currentTarget.checked ? '1' : null, page: null })}
+          />
+        </div>
       </div>
 
       <Totals visitors={visitors.data?.totals} views={viewsTotals} error={visitors.error ?? series.error} />
@@ -118,7 +91,7 @@ export default function AnalyticsPage() {
       )}
 
       <Section title="Over time">
-        <TrafficOverTime projectId={projectId} range={range} measure={measure} />
+        <TrafficOverTime projectId={projectId} filter={filter} measure={measure} />
       </Section>
 
       <Section
@@ -146,6 +119,11 @@ export default function AnalyticsPage() {
                     { header: 'Human', cell: (row) => fmt(row.human), align: 'end' },
                     { header: 'AI', cell: (row) => fmt(row.ai), align: 'end' },
                     { header: 'Total', cell: (row) => <strong>{fmt(row.total)}</strong>, align: 'end' },
+                    // The AI split by purpose, crawlers included whatever the setting.
+                    { header: 'AI assistants', cell: (row) => fmt(row.aiAssistant), align: 'end' },
+                    { header: 'AI search', cell: (row) => fmt(row.aiSearch), align: 'end' },
+                    { header: 'AI training', cell: (row) => fmt(row.aiTraining), align: 'end' },
+                    { header: 'Other AI', cell: (row) => fmt(row.aiOther), align: 'end' },
                   ]}
                 />
               )}
@@ -173,7 +151,7 @@ export default function AnalyticsPage() {
 
       <BreakdownSection
         projectId={projectId}
-        range={range}
+        filter={filter}
         enabled={aboveReady}
         crawlersAsAi={settings.data?.analytics.countAiCrawlersAsAi ?? null}
       />
@@ -187,26 +165,6 @@ export default function AnalyticsPage() {
         </QueryView>
       </Section>
     </Page>
-  );
-}
-
-/**
- * A `performance.mark` each time a part of the page has its data on screen: the benchmark
- * (bench/dashboard/analytics-page.ts) times the page by them, as `data-ready` shows it to tests.
- */
-function ReadyMark({ name, when }: { name: string; when: boolean }) {
-  useEffect(() => {
-    if (when) performance.mark(name);
-  }, [name, when]);
-  return null;
-}
-
-/** The shared table, kept a table on a phone (see analytics.css). */
-function NumbersTable<Row>(props: Parameters<typeof Table<Row>>[0]) {
-  return (
-    <div className="numbers-table">
-      <Table {...props} />
-    </div>
   );
 }
 
@@ -243,207 +201,5 @@ function MeasureSwitch({ measure, onChange }: { measure: Measure; onChange: (mea
         ))}
       </div>
     </fieldset>
-  );
-}
-
-function Totals({
-  visitors,
-  views,
-  error,
-}: {
-  visitors: CountsPayload | undefined;
-  views: CountsPayload | undefined;
-  error: unknown;
-}) {
-  if (error) return <ErrorState error={error} />;
-  return (
-    <ul className="totals" aria-label="Totals for these days">
-      <Total label="Unique visitors" counts={visitors} testId="total-visitors" />
-      <Total label="Views" counts={views} testId="total-views" />
-    </ul>
-  );
-}
-
-function Total({
-  label,
-  counts,
-  testId,
-}: {
-  label: string;
-  counts: CountsPayload | undefined;
-  testId: string;
-}) {
-  return (
-    <li className="total" data-testid={testId}>
-      <p className="total__label">{label}</p>
-      {counts ? (
-        <>
-          <p className="total__value" data-count="total">
-            {fmt(counts.total)}
-          </p>
-          <p className="total__split">
-            <span>
-              <span className="chart-swatch chart-swatch--human" aria-hidden="true" /> Human{' '}
-              <strong data-count="human">{fmt(counts.human)}</strong>
-            </span>
-            <span>
-              <span className="chart-swatch chart-swatch--ai" aria-hidden="true" /> AI{' '}
-              <strong data-count="ai">{fmt(counts.ai)}</strong>
-            </span>
-          </p>
-        </>
-      ) : (
-        <p className="total__value muted">…</p>
-      )}
-    </li>
-  );
-}
-
-function TrafficOverTime({
-  projectId,
-  range,
-  measure,
-}: {
-  projectId: string;
-  range: DateRange;
-  measure: Measure;
-}) {
-  const series = useSeries(projectId, range);
-  const [drawnFor, setDrawnFor] = useState<Series | null>(null);
-  const captionId = useId();
-  if (series.isPending) return <Loading label="Loading the chart" />;
-  if (series.isError) return <ErrorState error={series.error} onRetry={() => series.refetch()} />;
-  const data = series.data;
-  const daily = data.interval === 'day';
-  const nothing = data.points.every((p) => p[measure].total === 0);
-  const what = measure === 'visitors' ? 'Unique visitors' : 'Views';
-  return (
-    <figure
-      className="figure"
-      aria-labelledby={captionId}
-      data-testid="traffic-chart"
-      data-ready={nothing || drawnFor === data}
-    >
-      <ReadyMark name="analytics:chart-ready" when={nothing || drawnFor === data} />
-      <figcaption id={captionId} className="figure__caption">
-        {what} per {daily ? 'day' : 'hour'}, human and AI.{' '}
-        {daily
-          ? 'Each point is a UTC day (00:00–24:00 UTC); the first and last are cut to your dates.'
-          : 'Each point is an hour, shown in your time zone.'}
-      </figcaption>
-      {nothing ? (
-        <p className="muted">Nothing to draw on these days.</p>
-      ) : (
-        <Suspense fallback={<Loading label="Drawing the chart" />}>
-          <TrafficChart series={data} measure={measure} onDrawn={() => setDrawnFor(data)} />
-        </Suspense>
-      )}
-      <details className="figure__table">
-        <summary>Show the numbers as a table</summary>
-        <NumbersTable
-          caption={`${what} per ${daily ? 'UTC day' : 'hour'}`}
-          rows={data.points}
-          rowKey={(point) => point.start}
-          columns={[
-            { header: daily ? 'Day (UTC)' : 'Hour', cell: (point) => pointLabel(point.start, daily) },
-            { header: 'Human', cell: (point) => fmt(point[measure].human), align: 'end' },
-            { header: 'AI', cell: (point) => fmt(point[measure].ai), align: 'end' },
-            { header: 'Total', cell: (point) => fmt(point[measure].total), align: 'end' },
-          ]}
-        />
-      </details>
-    </figure>
-  );
-}
-
-const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
-const localHour = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const pointLabel = (start: string, daily: boolean) =>
-  daily ? utcDay.format(new Date(start)) : localHour.format(new Date(start));
-
-function BreakdownSection({
-  projectId,
-  range,
-  enabled,
-  crawlersAsAi,
-}: {
-  projectId: string;
-  range: DateRange;
-  enabled: boolean;
-  crawlersAsAi: boolean | null;
-}) {
-  const breakdown = useBreakdown(projectId, range, enabled);
-  return (
-    <Section
-      title="Who reads"
-      description={
-        crawlersAsAi === null
-          ? 'By kind of reader, by operator and by agent.'
-          : `By kind of reader, by operator and by agent. AI crawlers ${crawlersAsAi ? 'count' : 'do not count'} as AI in the totals (a setting).`
-      }
-    >
-      <QueryView query={breakdown} label="Loading the breakdown">
-        {(data) => <BreakdownTables breakdown={data} />}
-      </QueryView>
-    </Section>
-  );
-}
-
-const AGENTS_SHOWN = 10;
-
-function BreakdownTables({ breakdown }: { breakdown: Breakdown }) {
-  const [allAgents, setAllAgents] = useState(false);
-  const categories = breakdown.categories.filter((c) => c.views > 0);
-  const agents = allAgents ? breakdown.agents : breakdown.agents.slice(0, AGENTS_SHOWN);
-  if (categories.length === 0) return <EmptyState title="No readers on these days" />;
-  return (
-    <div className="breakdown" data-testid="breakdown">
-      <div className="breakdown__kinds">
-        <NumbersTable
-          caption="Readers by kind"
-          rows={categories}
-          rowKey={(row) => row.category}
-          columns={[
-            { header: 'Kind', cell: (row) => CATEGORY_LABEL[row.category] ?? row.category },
-            { header: 'Visitors', cell: (row) => fmt(row.visitors), align: 'end' },
-            { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },
-          ]}
-        />
-        {breakdown.operators.length > 0 && (
-          <div className="breakdown__operators">
-            <NumbersTable
-              caption="Readers by operator (all of its agents: assistants, crawlers, search)"
-              rows={breakdown.operators}
-              rowKey={(row) => row.operator}
-              columns={[
-                { header: 'Operator', cell: (row) => <span className="wrap">{row.operator}</span> },
-                { header: 'Visitors', cell: (row) => fmt(row.visitors), align: 'end' },
-                { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },
-              ]}
-            />
-          </div>
-        )}
-      </div>
-      {breakdown.agents.length > 0 && (
-        <div className="breakdown__agents">
-          <NumbersTable
-            caption="Readers by agent"
-            rows={agents}
-            rowKey={(row) => `${row.category}:${row.agent}`}
-            columns={[
-              { header: 'Agent', cell: (row) => <span className="wrap">{row.agent}</span> },
-              { header: 'Kind', cell: (row) => CATEGORY_SHORT[row.category] ?? row.category },
-              { header: 'Visitors', cell: (row) => fmt(row.visitors), align: 'end' },
-              { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },
-            ]}
-          />
-          {breakdown.agents.length > AGENTS_SHOWN && (
-            <Button small onClick={() => setAllAgents((all) => !all)}>
-              {allAgents ? 'Show fewer agents' : `Show all ${fmt(breakdown.agents.length)} agents`}
-            </Button>
-          )}
-        </div>
-      )}
-    </div>
   );
 }

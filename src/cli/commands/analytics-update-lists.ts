@@ -1,0 +1,46 @@
+import { refreshedRangesDir } from '../../app/crawler-ranges.ts';
+import { type ListUpdate, updateCrawlerRangeLists } from '../../app/update-crawler-ranges.ts';
+import { loadConfig } from '../../config/config.ts';
+import { DEFAULT_DOWNLOAD_LIMITS, downloadList } from '../../integrations/crawler-ranges/download-list.ts';
+import { print, table } from '../output.ts';
+
+/**
+ * `docwright analytics update-lists`: fetch the operators' published crawler IP ranges into the
+ * data dir. Servers and imports started afterwards verify agents with them.
+ */
+export async function analyticsUpdateListsCommand(options: {
+  json: boolean;
+  sourceUrlOverride?: string | undefined;
+}): Promise<void> {
+  const config = loadConfig();
+  const baseUrl = options.sourceUrlOverride;
+  if (baseUrl !== undefined && !/^https?:\/\/[^/]/.test(baseUrl)) {
+    throw new Error(`--source-url-override must be an http:// or https:// URL (got "${baseUrl}")`);
+  }
+  const lists = await updateCrawlerRangeLists({
+    dataDir: config.dataDir,
+    baseUrl,
+    // A mirror given on purpose may be plain HTTP (a local test server); published URLs are HTTPS.
+    fetchText: (url) => downloadList(url, { ...DEFAULT_DOWNLOAD_LIMITS, allowHttp: baseUrl !== undefined }),
+  });
+  const result = { directory: refreshedRangesDir(config.dataDir), lists };
+  print(options.json, result, render);
+  if (lists.some((l) => l.status === 'failed')) process.exitCode = 1;
+}
+
+function render({ directory, lists }: { directory: string; lists: ListUpdate[] }): string {
+  const rows = lists.map((l) => [
+    l.file,
+    l.operator,
+    l.status,
+    l.status === 'failed' ? `${l.before} (kept)` : `${l.before} → ${l.after} (+${l.added} −${l.removed})`,
+    l.creationTime ?? '',
+  ]);
+  const lines = [table(['LIST', 'OPERATOR', 'STATUS', 'PREFIXES', 'PUBLISHED'], rows)];
+  for (const l of lists) if (l.error) lines.push(`Error: ${l.error}`);
+  const changed = lists.filter((l) => l.status === 'updated').length;
+  lines.push(
+    `${changed} of ${lists.length} lists changed, written to ${directory}. Restart the server (and running imports) to use them.`,
+  );
+  return lines.join('\n');
+}

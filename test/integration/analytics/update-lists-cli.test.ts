@@ -1,0 +1,148 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCrawlerRanges } from '../../../src/app/crawler-ranges.ts';
+import {
+  CRAWLER_RANGE_SOURCES,
+  SHIPPED_CRAWLER_RANGES,
+} from '../../../src/domain/analytics/crawler-range-files.ts';
+
+const BIN = fileURLToPath(new URL('../../../bin/docwright.js', import.meta.url));
+
+interface Result {
+  code: number;
+  output: { directory: string; lists: Array<Record<string, unknown>> };
+}
+
+/** A local server answering for the operators, in their published shapes; each test sets the answers. */
+function publisher() {
+  const answers = new Map<string, { status: number; body: string }>();
+  const server = createServer((request, response) => {
+    const answer = answers.get(request.url ?? '') ?? { status: 404, body: 'not found' };
+    response.writeHead(answer.status, { 'content-type': 'application/json' });
+    response.end(answer.body);
+  });
+  return { server, answers };
+}
+
+function shipped(file: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(fileURLToPath(new URL(file, SHIPPED_CRAWLER_RANGES)), 'utf8'));
+}
+
+describe('docwright analytics update-lists', () => {
+  const { server, answers } = publisher();
+  let base: string;
+  let dataDir: string;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    dataDir = mkdtempSync(path.join(tmpdir(), 'dw-update-lists-'));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const run = (args: string[]) =>
+    new Promise<Result>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [BIN, 'analytics', 'update-lists', ...args],
+        { env: { ...process.env, DOCWRIGHT_DATA_DIR: dataDir, DOCWRIGHT_LOG_LEVEL: 'silent' } },
+        (error, stdout, stderr) => {
+          try {
+            resolve({ code: error ? Number(error.code) : 0, output: JSON.parse(stdout) });
+          } catch {
+            reject(new Error(`no JSON on stdout: ${stdout} ${stderr}`));
+          }
+        },
+      );
+    });
+  const list = (result: Result, file: string) => result.output.lists.find((l) => l.file === file);
+  const refreshed = (file: string) => path.join(dataDir, 'crawler-ranges', file);
+
+  it('fetches each list, writes the good ones, keeps the old copy of a bad one and names it', async () => {
+    for (const source of CRAWLER_RANGE_SOURCES) {
+      const body = source.copy
+        ? shipped(source.file)
+        : { creationTime: '2026-11-01T00:00:00Z', prefixes: [] };
+      answers.set(`/${source.file}`, { status: 200, body: JSON.stringify(body) });
+    }
+    const gptbot = shipped('gptbot.json') as { creationTime: string; prefixes: object[] };
+    answers.set('/gptbot.json', {
+      status: 200,
+      body: JSON.stringify({
+        creationTime: '2026-11-24T11:00:00Z',
+        prefixes: [...gptbot.prefixes, { ipv4Prefix: '198.51.100.0/24' }],
+      }),
+    });
+    answers.set('/bingbot.json', { status: 200, body: '<html>Service unavailable</html>' });
+    answers.set('/perplexitybot.json', {
+      status: 200,
+      body: '{"prefixes":[{"ipv4Prefix":"18.97.1.228/33"}]}',
+    });
+    answers.set('/duckassistbot.json', { status: 503, body: '' });
+
+    const first = await run(['--json', '--source-url-override', base]);
+    expect(first.code).toBe(1);
+    expect(list(first, 'gptbot.json')).toMatchObject({
+      status: 'updated',
+      before: 21,
+      after: 22,
+      added: 1,
+      removed: 0,
+      creationTime: '2026-11-24T11:00:00Z',
+    });
+    expect(list(first, 'bingbot.json')).toMatchObject({ status: 'failed', before: 28, after: 28 });
+    expect(list(first, 'bingbot.json')?.error).toMatch(/^bingbot\.json: not JSON/);
+    expect(list(first, 'perplexitybot.json')?.error).toMatch(
+      /^perplexitybot\.json: prefixes\[0\]: ipv4Prefix/,
+    );
+    expect(list(first, 'duckassistbot.json')?.error).toMatch(/duckassistbot\.json: HTTP 503$/);
+    expect(list(first, 'googlebot.json')).toMatchObject({ status: 'updated', added: 0, removed: 0 });
+    expect(existsSync(refreshed('bingbot.json'))).toBe(false);
+    expect(existsSync(refreshed('gptbot.json'))).toBe(true);
+    // What a server started now uses: the new GPTBot range, Bing's shipped copy.
+    const ranges = loadCrawlerRanges(dataDir);
+    expect(ranges.verifies('GPTBot', 'OpenAI', '198.51.100.200')).toBe(true);
+    expect(ranges.verifies('Bingbot', 'Microsoft', '157.55.39.1')).toBe(true);
+  });
+
+  it('keeps a refreshed copy when its next download fails, and reports unchanged lists', async () => {
+    const before = readFileSync(refreshed('gptbot.json'), 'utf8');
+    answers.set('/gptbot.json', { status: 200, body: '{"creationTime": "2026-11-25", "prefixes": [' });
+    answers.set('/bingbot.json', { status: 200, body: JSON.stringify(shipped('bingbot.json')) });
+    answers.set('/perplexitybot.json', { status: 200, body: JSON.stringify(shipped('perplexitybot.json')) });
+    answers.set('/duckassistbot.json', { status: 200, body: '{"prefixes":[{"ipv4Prefix":"192.0.2.0/28"}]}' });
+    const second = await run(['--json', '--source-url-override', `${base}/`]);
+    expect(second.code).toBe(1);
+    expect(list(second, 'gptbot.json')).toMatchObject({ status: 'failed', before: 22, after: 22 });
+    expect(readFileSync(refreshed('gptbot.json'), 'utf8')).toBe(before);
+    expect(list(second, 'googlebot.json')).toMatchObject({ status: 'unchanged' });
+    expect(list(second, 'bingbot.json')).toMatchObject({ status: 'updated', before: 28, after: 28 });
+    expect(list(second, 'duckassistbot.json')).toMatchObject({
+      status: 'updated',
+      before: 0,
+      after: 1,
+      added: 1,
+    });
+  });
+
+  it('refuses an override that is not an HTTP URL', async () => {
+    const bad = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [BIN, 'analytics', 'update-lists', '--source-url-override', 'file:///etc'],
+        { env: { ...process.env, DOCWRIGHT_DATA_DIR: dataDir, DOCWRIGHT_LOG_LEVEL: 'silent' } },
+        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }),
+      ),
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--source-url-override must be an http/);
+  });
+});
