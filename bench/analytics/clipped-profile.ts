@@ -31,7 +31,8 @@ if (!values.dir) {
       path: e.page,
       visitorKey: createHash('sha256').update(`${e.ip}|${e.userAgent}`).digest().subarray(0, 16),
       category: category(e.category) as PreparedEvent['category'],
-      purpose: null,
+      // As the classifier gives it: every `ai` view's purpose is assistant.
+      purpose: e.category === 'ai' ? 'assistant' : null,
       agent: 'x',
       classifierVersion: 1,
       userAgent: e.userAgent,

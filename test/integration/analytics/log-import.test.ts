@@ -79,14 +79,40 @@ describe(`docwright analytics import on ${testBackend}`, () => {
     const s = await open();
     const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
     expect(await s.analytics.pages(project, 'visitors', all)).toEqual({
-      totals: { human: 1, ai: 1, total: 2 },
+      totals: { human: 1, ai: 1, total: 2, aiAssistant: 1, aiSearch: 0, aiTraining: 0, aiOther: 0 },
       rows: [
-        { path: '/quickstart', human: 1, ai: 1, total: 2 },
-        { path: '/api/keys', human: 1, ai: 0, total: 1 },
+        {
+          path: '/quickstart',
+          human: 1,
+          ai: 1,
+          total: 2,
+          aiAssistant: 1,
+          aiSearch: 0,
+          aiTraining: 0,
+          aiOther: 0,
+        },
+        {
+          path: '/api/keys',
+          human: 1,
+          ai: 0,
+          total: 1,
+          aiAssistant: 0,
+          aiSearch: 0,
+          aiTraining: 0,
+          aiOther: 0,
+        },
       ],
       hasMore: false,
     });
-    expect((await s.analytics.pages(project, 'views', all)).totals).toEqual({ human: 3, ai: 1, total: 4 });
+    expect((await s.analytics.pages(project, 'views', all)).totals).toEqual({
+      human: 3,
+      ai: 1,
+      total: 4,
+      aiAssistant: 1,
+      aiSearch: 0,
+      aiTraining: 0,
+      aiOther: 0,
+    });
   });
 
   it('gives a large file split across workers the same ids as a single-threaded import', async () => {

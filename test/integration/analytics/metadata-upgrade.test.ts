@@ -80,7 +80,15 @@ describe(`analytics upgrade: salts and settings leave analytics.sqlite on ${test
     expect((await b.analytics.ingest(project.id, [view('c', '203.0.113.7')])).accepted).toBe(1);
     expect((await b.analytics.ingest(project.id, [view('d', '198.51.100.9')])).accepted).toBe(1);
     const visitors = await a.analytics.pages(project.id, 'visitors', all);
-    expect(visitors.totals).toEqual({ human: 2, ai: 0, total: 2 });
+    expect(visitors.totals).toEqual({
+      human: 2,
+      ai: 0,
+      total: 2,
+      aiAssistant: 0,
+      aiSearch: 0,
+      aiTraining: 0,
+      aiOther: 0,
+    });
     expect((await a.analytics.pages(project.id, 'views', all)).totals.total).toBe(4);
     await Promise.all([stop(a), stop(b)]);
 
