@@ -5,7 +5,6 @@ import {
   countsPurpose,
   HUMAN,
   LIST_SIDES,
-  SEGMENTS,
   SIDE_AI,
   SIDE_HUMAN,
   SIDE_PURPOSE,
@@ -113,7 +112,7 @@ export function countClipped(range: ClippedRange, flags: Uint32Array): Int32Arra
       const { paths, offsets, values, prev } = packed;
       for (let i = 0; i < paths.length; i++) {
         const path = paths[i] as number;
-        const base = i * SEGMENTS;
+        const base = i * LIST_SIDES;
         for (let side = 0; side < LIST_SIDES; side++) {
           const start = offsets[base + side] as number;
           const stop = offsets[base + side + 1] as number;
@@ -257,12 +256,12 @@ function listsByPath(
     return (path, side) => {
       const i = position[path] as number;
       if (i < 0) return null;
-      const start = offsets[i * SEGMENTS + side] as number;
+      const start = offsets[i * LIST_SIDES + side] as number;
       return {
         values,
         prev,
         start,
-        end: firstSince(prev, start, offsets[i * SEGMENTS + side + 1] as number, before),
+        end: firstSince(prev, start, offsets[i * LIST_SIDES + side + 1] as number, before),
       };
     };
   }

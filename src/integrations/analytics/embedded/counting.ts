@@ -1,6 +1,6 @@
 import type { Counts, PurposeSplit } from '../../../domain/analytics/store.ts';
 import { type DayIndex, firstSince, type PageEntry } from './day-index.ts';
-import { LIST_SIDES, SEGMENTS, type Selection } from './index-layout.ts';
+import { LIST_SIDES, type Selection } from './index-layout.ts';
 
 /** Visitor numbers (repeats allowed) with a view count: a VisitorSet or a PrevList. */
 export interface Members {
@@ -265,7 +265,7 @@ function countFirstVisits(segments: readonly DayIndex[], firstDay: number): Page
       const { paths, offsets, prev } = packed;
       for (let i = 0; i < paths.length; i++) {
         const path = paths[i] as number;
-        const base = i * SEGMENTS;
+        const base = i * LIST_SIDES;
         for (let side = 0; side < LIST_SIDES; side++) {
           const start = offsets[base + side] as number;
           const end = offsets[base + side + 1] as number;

@@ -37,11 +37,12 @@ export interface PageEntry {
 }
 
 /**
- * A closed day's page segments packed into a few arrays (no per-list objects): page i's
- * segment s (index-layout.ts) is `values[offsets[SEGMENTS·i + s] .. offsets[SEGMENTS·i + s + 1])`,
- * with the previous visits at the same positions in `prev` (unused for sets). Each list is
- * sorted by previous visit, so the entries whose previous visit is before a day are a prefix
- * found by binary search (see `firstSince`).
+ * A closed day's pages packed into a few arrays (no per-list objects): page i's list side s
+ * (index-layout.ts) is `values[offsets[LIST_SIDES·i + s] .. offsets[LIST_SIDES·i + s + 1])`,
+ * with the previous visits at the same positions in `prev`. Each list is sorted by previous
+ * visit, so the entries whose previous visit is before a day are a prefix found by binary
+ * search (see `firstSince`). The plain sets (crawlers, verified agents) are rare: only the pages
+ * that have any keep them, in `sets` by page index.
  */
 export interface PackedPages {
   paths: Uint32Array;
@@ -49,6 +50,7 @@ export interface PackedPages {
   values: Uint32Array;
   prev: Uint16Array;
   views: Uint32Array;
+  sets: Map<number, Array<VisitorSet | null>>;
 }
 
 /** Where a day finds previous visits, and how it tells its project that a view arrived out of time order. */
@@ -208,18 +210,18 @@ export class DayIndex {
       yield* this.pages;
       return;
     }
-    const { paths, offsets, values, prev, views } = packed;
+    const { paths, offsets, values, prev, views, sets } = packed;
     for (let i = 0; i < paths.length; i++) {
       const entry = emptyEntry();
-      for (let s = 0; s < SEGMENTS; s++) {
-        const start = offsets[i * SEGMENTS + s] as number;
-        const end = offsets[i * SEGMENTS + s + 1] as number;
-        const count = views[i * SEGMENTS + s] as number;
+      for (let s = 0; s < LIST_SIDES; s++) {
+        const start = offsets[i * LIST_SIDES + s] as number;
+        const end = offsets[i * LIST_SIDES + s + 1] as number;
+        const count = views[i * LIST_SIDES + s] as number;
         if (end === start && count === 0) continue;
-        if (s < LIST_SIDES)
-          entry.lists[s] = PrevList.from(values.subarray(start, end), prev.subarray(start, end), count);
-        else entry.sets[s - LIST_SIDES] = VisitorSet.fromSorted(values.subarray(start, end), count);
+        entry.lists[s] = PrevList.from(values.subarray(start, end), prev.subarray(start, end), count);
       }
+      const pageSets = sets.get(i);
+      if (pageSets) entry.sets = pageSets;
       yield [paths[i] as number, entry];
     }
   }
@@ -240,38 +242,33 @@ export class DayIndex {
         total += list.length;
         if (list.length > longest) longest = list.length;
       }
-      for (const set of page.sets) if (set) total += set.size();
     }
     const n = this.pages.size;
     const packed: PackedPages = {
       paths: new Uint32Array(n),
-      offsets: new Uint32Array(n * SEGMENTS + 1),
+      offsets: new Uint32Array(n * LIST_SIDES + 1),
       values: new Uint32Array(total),
       prev: new Uint16Array(total),
-      views: new Uint32Array(n * SEGMENTS),
+      views: new Uint32Array(n * LIST_SIDES),
+      sets: new Map(),
     };
     let i = 0;
     let at = 0;
     const scratch = new Float64Array(longest);
     for (const [path, page] of this.pages) {
       packed.paths[i] = path;
-      for (let s = 0; s < SEGMENTS; s++) {
-        packed.offsets[i * SEGMENTS + s] = at;
-        const list = s < LIST_SIDES ? page.lists[s] : null;
-        const set = s < LIST_SIDES ? null : page.sets[s - LIST_SIDES];
-        if (list) {
-          packed.views[i * SEGMENTS + s] = list.views;
-          sortByPrev(list, packed.values, packed.prev, at, scratch);
-          at += list.length;
-        } else if (set) {
-          packed.views[i * SEGMENTS + s] = set.views;
-          packed.values.set(set.values.subarray(0, set.length), at);
-          at += set.length;
-        }
+      for (let s = 0; s < LIST_SIDES; s++) {
+        packed.offsets[i * LIST_SIDES + s] = at;
+        const list = page.lists[s];
+        if (!list) continue;
+        packed.views[i * LIST_SIDES + s] = list.views;
+        sortByPrev(list, packed.values, packed.prev, at, scratch);
+        at += list.length;
       }
+      if (page.sets.some((set) => set !== null)) packed.sets.set(i, page.sets);
       i++;
     }
-    packed.offsets[n * SEGMENTS] = at;
+    packed.offsets[n * LIST_SIDES] = at;
     this.packed = packed;
     this.pages.clear();
   }
@@ -294,6 +291,7 @@ export class DayIndex {
     for (const set of this.purposes) if (set) yield set;
     for (const set of this.agents.values()) yield set;
     for (const page of this.pages.values()) for (const set of page.sets) if (set) yield set;
+    if (this.packed) for (const sets of this.packed.sets.values()) for (const set of sets) if (set) yield set;
     for (const set of this.hours) if (set) yield set;
   }
 }

@@ -1,5 +1,5 @@
 import { type DayIndex, sortSegmentByPrev } from './day-index.ts';
-import { LIST_SIDES, PURPOSE_COUNT, SEGMENTS, SIDE_AI, SIDE_HUMAN, SIDE_PURPOSE } from './index-layout.ts';
+import { LIST_SIDES, PURPOSE_COUNT, SIDE_AI, SIDE_HUMAN, SIDE_PURPOSE } from './index-layout.ts';
 import { LastSeen } from './prev-list.ts';
 
 /** The last-seen tables for the views still to come (see DayOwner). */
@@ -158,8 +158,8 @@ function* pagesOf(day: DayIndex): Generator<[number, Array<Segment | null>]> {
   for (let i = 0; i < paths.length; i++) {
     const segments: Array<Segment | null> = [];
     for (let side = 0; side < LIST_SIDES; side++) {
-      const start = offsets[i * SEGMENTS + side] as number;
-      const end = offsets[i * SEGMENTS + side + 1] as number;
+      const start = offsets[i * LIST_SIDES + side] as number;
+      const end = offsets[i * LIST_SIDES + side + 1] as number;
       segments.push(end > start ? { values, prev, start, end } : null);
     }
     yield [paths[i] as number, segments];

@@ -70,40 +70,43 @@ export function deserializeDay(buffer: Buffer, owner: DayOwner): DayIndex | null
  */
 function readPages(read: Reader, day: DayIndex): void {
   const n = read.next();
-  // First pass: how many members in all.
+  // First pass: how many list members in all.
   const start = read.offset;
   let total = 0;
   for (let i = 0; i < n; i++) {
     read.next();
     const mask = read.next();
-    for (let s = 0; s < SEGMENTS; s++) if (mask & (1 << s)) total += read.skipMembers(s < LIST_SIDES);
+    for (let s = 0; s < SEGMENTS; s++)
+      if (mask & (1 << s)) total += read.skipMembers(s < LIST_SIDES, s < LIST_SIDES);
   }
   read.offset = start;
   const packed: PackedPages = {
     paths: new Uint32Array(n),
-    offsets: new Uint32Array(n * SEGMENTS + 1),
+    offsets: new Uint32Array(n * LIST_SIDES + 1),
     values: new Uint32Array(total),
     prev: new Uint16Array(total),
-    views: new Uint32Array(n * SEGMENTS),
+    views: new Uint32Array(n * LIST_SIDES),
+    sets: new Map(),
   };
   let scratch = new Float64Array(0);
   let at = 0;
   for (let i = 0; i < n; i++) {
     packed.paths[i] = read.next();
     const mask = read.next();
-    for (let s = 0; s < SEGMENTS; s++) {
-      packed.offsets[i * SEGMENTS + s] = at;
+    for (let s = 0; s < LIST_SIDES; s++) {
+      packed.offsets[i * LIST_SIDES + s] = at;
       if ((mask & (1 << s)) === 0) continue;
-      const list = s < LIST_SIDES;
-      const count = read.members(packed, i * SEGMENTS + s, at, list);
-      if (list) {
-        if (scratch.length < count) scratch = new Float64Array(count);
-        sortSegmentByPrev(packed.values, packed.prev, at, at + count, scratch);
-      }
+      const count = read.members(packed, i * LIST_SIDES + s, at, true);
+      if (scratch.length < count) scratch = new Float64Array(count);
+      sortSegmentByPrev(packed.values, packed.prev, at, at + count, scratch);
       at += count;
     }
+    if (mask >>> LIST_SIDES === 0) continue;
+    const sets: Array<VisitorSet | null> = new Array(SEGMENTS - LIST_SIDES).fill(null);
+    for (let s = LIST_SIDES; s < SEGMENTS; s++) if (mask & (1 << s)) sets[s - LIST_SIDES] = read.set();
+    packed.sets.set(i, sets);
   }
-  packed.offsets[n * SEGMENTS] = at;
+  packed.offsets[n * LIST_SIDES] = at;
   day.setPacked(packed);
 }
 
@@ -172,14 +175,14 @@ class Reader {
     this.position = position;
   }
 
-  /** Skips a set (or, `withPrev`, a list); returns its member count. */
-  skipMembers(withPrev: boolean): number {
+  /** Skips a set (or, `withPrev`, a list); returns its member count if `counted`, else 0. */
+  skipMembers(withPrev: boolean, counted: boolean): number {
     this.next();
     const n = this.next();
     const words = n + (withPrev ? (n + 1) >> 1 : 0);
     if (this.position + words > this.words.length) throw new Error('Analytics snapshot is truncated');
     this.position += words;
-    return n;
+    return counted ? n : 0;
   }
 
   /**
