@@ -2,6 +2,9 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker } from '../../../src/app/services.ts';
 import type { Worker } from '../../../src/domain/runner/worker.ts';
+import { DEFAULT_RETRY_POLICY } from '../../../src/domain/webhooks/backoff.ts';
+import { WebhookDispatcher } from '../../../src/domain/webhooks/dispatcher.ts';
+import { HttpWebhookTransport } from '../../../src/integrations/webhooks/http-transport.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
 import { PromptScriptedAgent } from '../../helpers/test-agent.ts';
@@ -235,5 +238,38 @@ describe(`webhook delivery (${testBackend})`, { timeout: 60_000 }, () => {
     expect(delivery).toMatchObject({ lastResponseCode: 503, lastError: 'Answered 503', nextAttemptAt: null });
     expect(delivery?.attempts).toBe(receiver.received.length);
     expect(receiver.received.length).toBeGreaterThan(1);
+  });
+
+  it('sends each delivery once when several senders claim at the same time', async () => {
+    t = await startTestApp({ env: ENV });
+    const app = t;
+    const { receiver, endpoint } = await receiverAndEndpoint(app, undefined);
+    for (let i = 0; i < 40; i++) await app.services.webhooks.test(app.project.id, endpoint.id);
+    const senders = ['a', 'b', 'c'].map((name) => {
+      const transport = new HttpWebhookTransport({ allowPrivateNetworks: true });
+      const sender = new WebhookDispatcher({
+        storage: app.services.storage,
+        clock: app.services.clock,
+        box: app.services.secretBox,
+        transport,
+        logger: pino({ level: 'silent' }),
+        owner: `sender-${name}`,
+        userAgent: 'Docwright-Webhooks/test',
+        settings: { concurrency: 4, timeoutMs: 5000, pollIntervalMs: 10, retry: DEFAULT_RETRY_POLICY },
+      });
+      closers.push(async () => {
+        await sender.stop();
+        transport.close();
+      });
+      return sender;
+    });
+    for (const sender of senders) sender.start();
+    await eventually(() => (receiver.received.length >= 40 ? true : undefined), 20_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const ids = receiver.received.map((r) => r.headers['docwright-delivery']);
+    expect(ids).toHaveLength(40);
+    expect(new Set(ids).size).toBe(40);
+    const log = await deliveries(app, endpoint.id);
+    expect(log.every((d) => d.status === 'succeeded' && d.attempts === 1)).toBe(true);
   });
 });
