@@ -7,7 +7,7 @@ const LAYERS = [
   ['storage'], // the database seam: schema, migrations, one file of queries per table
   ['domain/errors', 'domain/clock', 'domain/ids', 'domain/access'], // the domain's kernel
   ['domain/secrets', 'domain/keys', 'domain/analytics', 'domain/rate-limit'],
-  ['domain/projects', 'domain/users'],
+  ['domain/projects', 'domain/users', 'domain/webhooks'],
   ['domain/jobs', 'domain/sessions'],
   ['domain/agent', 'domain/review'],
   ['domain/runner'],

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
@@ -23,9 +24,13 @@ import { SessionService } from '../domain/sessions/session-service.ts';
 import { type SignInLimits, SignInService } from '../domain/sessions/sign-in.ts';
 import { SignInLinks } from '../domain/users/sign-in-links.ts';
 import { UserService } from '../domain/users/user-service.ts';
+import { DEFAULT_RETRY_POLICY } from '../domain/webhooks/backoff.ts';
+import { WebhookDispatcher } from '../domain/webhooks/dispatcher.ts';
+import { WebhookService } from '../domain/webhooks/webhook-service.ts';
 import type { HttpServices, HttpSettings } from '../http/services.ts';
 import { LocalReview } from '../integrations/codehosts/local-review.ts';
 import { GitRepositoryProbe } from '../integrations/git/repository-probe.ts';
+import { HttpWebhookTransport } from '../integrations/webhooks/http-transport.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
 import { adoptEmbeddedMetadata } from './adopt-embedded-metadata.ts';
@@ -55,6 +60,8 @@ export interface Services extends HttpServices {
   projectRemoval: ProjectRemoval;
   analytics: AnalyticsService;
   analyticsOptions: AnalyticsOptions;
+  /** Sends the webhook outbox; started by the worker (createWorker), idle otherwise. */
+  webhookDispatcher: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -119,6 +126,30 @@ export async function openServices(
     await storage.close();
     throw error;
   }
+  const webhookTransport = new HttpWebhookTransport({
+    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+  });
+  const webhookDispatcher = new WebhookDispatcher({
+    storage,
+    clock,
+    box: secretBox,
+    transport: webhookTransport,
+    logger,
+    owner: `${hostname()}:${process.pid}:webhooks`,
+    userAgent: 'Docwright-Webhooks/1.0 (+https://github.com/docwright/docwright/blob/main/docs/webhooks.md)',
+    settings: {
+      concurrency: config.webhooks.concurrency,
+      timeoutMs: config.webhooks.timeoutSeconds * 1000,
+      pollIntervalMs: config.worker.pollIntervalMs,
+      retry: {
+        ...DEFAULT_RETRY_POLICY,
+        baseMs: config.webhooks.retryBaseSeconds * 1000,
+        windowMs: config.webhooks.retryHours * 3_600_000,
+      },
+    },
+  });
+  // A job change that queued deliveries wakes this process's sender, if it runs one.
+  jobEvents.onCommit(() => webhookDispatcher.notify());
   const workspaces = createWorkspaces(config, logger);
   const projectSettings = new ProjectSettingsService(storage, secretBox);
   const users = new UserService(storage, clock);
@@ -192,6 +223,14 @@ export async function openServices(
     ),
     analytics,
     analyticsOptions,
+    webhookDispatcher,
+    webhooks: new WebhookService({
+      storage,
+      clock,
+      box: secretBox,
+      allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+      onQueued: () => webhookDispatcher.notify(),
+    }),
     analyticsRateLimiter: new RateLimiter(
       storage,
       clock,
@@ -199,6 +238,8 @@ export async function openServices(
       config.http.rateLimitWindowSeconds,
     ),
     close: async () => {
+      await webhookDispatcher.stop();
+      webhookTransport.close();
       await jobEventFeed.close();
       await analytics.close();
       await storage.close();
@@ -216,5 +257,6 @@ export function createWorker(services: Services, logger: Logger): Worker {
     workSignal: services.workSignal,
     settings: services.config.worker,
     defaultModel: services.config.model,
+    webhooks: services.webhookDispatcher,
   });
 }

@@ -63,6 +63,18 @@ export interface Config {
   };
   /** Key that encrypts stored credentials (code host tokens); null when not configured. */
   secretKey: string | null;
+  /** Signed webhooks out (docs/webhooks.md). */
+  webhooks: {
+    /** Deliver to loopback, private, link-local… addresses too (tests, single-machine setups). */
+    allowPrivateNetworks: boolean;
+    timeoutSeconds: number;
+    /** The wait after a first failed attempt; it doubles after each further one (at most an hour). */
+    retryBaseSeconds: number;
+    /** How long a delivery is retried before it fails for good. */
+    retryHours: number;
+    /** Deliveries one worker process sends at once. */
+    concurrency: number;
+  };
   /** The deployment's analytics options (defaults: DEFAULT_ANALYTICS_OPTIONS). */
   analytics: AnalyticsOptions & {
     /** Where the views are stored (DOCWRIGHT_ANALYTICS_URL). */
@@ -129,6 +141,15 @@ export const SETTINGS = {
     'Co-authored-by trailers to add, as "Name <email>" separated by ";" (default none).',
   DOCWRIGHT_SECRET_KEY:
     'Encrypts stored code-host credentials: a passphrase of 16+ characters or base64:<32 bytes>. Required to store credentials.',
+  DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS:
+    'true: webhooks may go to loopback, private, link-local and other non-public addresses (tests, single-machine setups); default false.',
+  DOCWRIGHT_WEBHOOKS_TIMEOUT_SECONDS:
+    'Seconds a webhook receiver has to answer before the attempt fails (default 10).',
+  DOCWRIGHT_WEBHOOKS_RETRY_BASE_SECONDS:
+    'Wait after a first failed webhook attempt; doubled after each further one, at most an hour, with jitter (default 10).',
+  DOCWRIGHT_WEBHOOKS_RETRY_HOURS:
+    'Hours a webhook delivery is retried before it fails for good (default 24).',
+  DOCWRIGHT_WEBHOOKS_CONCURRENCY: 'Webhook deliveries one worker process sends at once (default 8).',
   DOCWRIGHT_ANALYTICS_SALT_ROTATION:
     'How often anonymous visitor ids reset: daily, weekly, monthly or never (default daily; see docs/analytics.md).',
   DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS:
@@ -225,6 +246,13 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
         .filter(Boolean),
     },
     secretKey: read.string('DOCWRIGHT_SECRET_KEY') ?? null,
+    webhooks: {
+      allowPrivateNetworks: read.boolean('DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS') ?? false,
+      timeoutSeconds: read.number('DOCWRIGHT_WEBHOOKS_TIMEOUT_SECONDS', { min: 0.1, max: 300 }) ?? 10,
+      retryBaseSeconds: read.number('DOCWRIGHT_WEBHOOKS_RETRY_BASE_SECONDS', { min: 0.01, max: 3600 }) ?? 10,
+      retryHours: read.number('DOCWRIGHT_WEBHOOKS_RETRY_HOURS', { min: 0.0001, max: 24 * 30 }) ?? 24,
+      concurrency: read.integer('DOCWRIGHT_WEBHOOKS_CONCURRENCY', { min: 1, max: 256 }) ?? 8,
+    },
     analytics: {
       saltRotation:
         read.oneOf('DOCWRIGHT_ANALYTICS_SALT_ROTATION', SALT_ROTATIONS) ??
@@ -334,6 +362,15 @@ class Reader {
       return undefined;
     }
     return this.inRange(name, Number(raw), range);
+  }
+
+  boolean(name: keyof typeof SETTINGS): boolean | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    this.problems.push(`${name} must be true or false (got "${raw}")`);
+    return undefined;
   }
 
   url(name: keyof typeof SETTINGS): string | undefined {

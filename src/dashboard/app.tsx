@@ -14,6 +14,7 @@ import { SignInPage } from './pages/sign-in.tsx';
 const SignInLinkPage = lazy(() => import('./pages/sign-in-link.tsx'));
 const ProjectsPage = lazy(() => import('./pages/projects.tsx'));
 const KeysPage = lazy(() => import('./pages/keys.tsx'));
+const WebhooksPage = lazy(() => import('./pages/webhooks.tsx'));
 const SettingsPage = lazy(() => import('./pages/settings.tsx'));
 const UsersPage = lazy(() => import('./pages/users.tsx'));
 const JobsPage = lazy(() => import('./pages/jobs/jobs-page.tsx'));
@@ -73,6 +74,7 @@ function SignedInRoutes() {
       <Route path="/projects/:projectId/jobs/:jobId" component={JobPage} />
       <Route path="/projects/:projectId/analytics" component={AnalyticsPage} />
       <Route path="/projects/:projectId/keys" component={KeysPage} />
+      <Route path="/projects/:projectId/webhooks" component={WebhooksPage} />
       <Route path="/projects/:projectId/settings" component={SettingsPage} />
       <Route component={NotFoundPage} />
     </Switch>

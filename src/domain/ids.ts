@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford's alphabet, lower case: URL-safe, no look-alikes
 
 /** 128 random bits, base32: opaque, unguessable, URL-safe. */
-export function newId(prefix: 'prj' | 'job' | 'key' | 'turn' | 'msg' | 'ses' | 'usr' | 'sil'): string {
+export function newId(
+  prefix: 'prj' | 'job' | 'key' | 'turn' | 'msg' | 'ses' | 'usr' | 'sil' | 'whk' | 'whd' | 'evt',
+): string {
   return `${prefix}_${randomBase32(26)}`;
 }
 

@@ -15,6 +15,7 @@ import { dashboardAppRoutes } from './routes/dashboard-app.ts';
 import { jobEventRoutes } from './routes/job-events.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { reviewRoutes } from './routes/review.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { addSharedSchemas } from './schemas.ts';
 import type { HttpServices } from './services.ts';
 import { SESSION_COOKIE } from './session-auth.ts';
@@ -149,6 +150,7 @@ export async function buildHttpApp({
       analytics: services.analytics,
       rateLimiter: services.analyticsRateLimiter,
     });
+    await api.register(webhookRoutes, { webhooks: services.webhooks });
   });
   await app.register(dashboardApi, { prefix: DASHBOARD_API_PREFIX, services });
   // Last: its catch-all serves the dashboard to browsers on every path no route above took.

@@ -9,6 +9,7 @@ import { dashboardSessionRoutes } from './routes/dashboard-session.ts';
 import { dashboardSettingsRoutes } from './routes/dashboard-settings.ts';
 import { dashboardUserRoutes } from './routes/dashboard-users.ts';
 import { jobEventRoutes } from './routes/job-events.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import type { HttpServices } from './services.ts';
 import { sessionAuthenticator } from './session-auth.ts';
 
@@ -72,4 +73,5 @@ export const dashboardApi: FastifyPluginAsync<{ services: HttpServices }> = asyn
     analytics: services.analytics,
     rateLimiter: services.analyticsRateLimiter,
   });
+  await app.register(webhookRoutes, { webhooks: services.webhooks });
 };

@@ -11,6 +11,7 @@ import type { SessionService } from '../domain/sessions/session-service.ts';
 import type { SignInService } from '../domain/sessions/sign-in.ts';
 import type { SignInLinks } from '../domain/users/sign-in-links.ts';
 import type { UserService } from '../domain/users/user-service.ts';
+import type { WebhookService } from '../domain/webhooks/webhook-service.ts';
 
 /** What the HTTP layer needs from the process; the composition root (src/app) provides it. */
 export interface HttpServices {
@@ -29,6 +30,8 @@ export interface HttpServices {
   analytics: AnalyticsService;
   /** Limits analytics exports per project (ingestion is not limited). */
   analyticsRateLimiter: RateLimiter;
+  /** Webhook endpoints and their delivery logs. */
+  webhooks: WebhookService;
   /** Dashboard accounts, their sign-in links and sessions. */
   users: UserService;
   signInLinks: SignInLinks;

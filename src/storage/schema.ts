@@ -18,6 +18,8 @@ export interface Database {
   job_events: JobEventsTable;
   analytics_salts: AnalyticsSaltsTable;
   analytics_settings: AnalyticsSettingsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export interface ProjectsTable {
@@ -166,6 +168,45 @@ export interface AnalyticsSettingsTable {
   updated_at: string;
 }
 
+/** Where a project's events are sent. */
+export interface WebhookEndpointsTable {
+  id: string;
+  project_id: string;
+  url: string;
+  /** JSON array of the event types it receives. */
+  events: string;
+  /** The signing secret, sealed with the secret box (bound to the endpoint id). */
+  secret: string;
+  created_at: string;
+}
+
+/** One event for one endpoint: the outbox row, and its delivery log. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  project_id: string;
+  /** The event's id: the same in every endpoint's delivery of it. */
+  event_id: string;
+  type: string;
+  /** The JSON text sent (and signed) on every attempt. */
+  body: string;
+  /** pending, succeeded or failed. */
+  status: string;
+  attempts: number;
+  /** When a pending delivery is due; null once it is settled. */
+  next_attempt_at: string | null;
+  /** Retries stop a retry window (24 h) after this: creation, or the last resend by hand. */
+  retry_from: string;
+  /** The process sending it now, and until when. */
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_response_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
 export type ProjectRow = Selectable<ProjectsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type JobRow = Selectable<JobsTable>;
@@ -178,3 +219,6 @@ export type UserRow = Selectable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SignInLinkRow = Selectable<SignInLinksTable>;
 export type NewJobEventRow = Insertable<JobEventsTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type NewWebhookDeliveryRow = Insertable<WebhookDeliveriesTable>;

@@ -140,11 +140,17 @@ describe(`every route checks key, session, scope, role and project (${testBacken
   let twinJobId: string;
   /** An archived job: its event stream ends by itself once it has replayed the job's events. */
   let finishedJobId: string;
+  /** A webhook endpoint of the project, with one delivery (a test event) in its log. */
+  let webhookId: string;
+  let deliveryId: string;
   const keys = {} as Record<KeyCredential, string | null>;
   const sessions = {} as Record<Exclude<SessionCredential, 'noSession' | 'adminNoCsrf'>, DashboardSession>;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // Webhook endpoints need the secret box for their signing secrets.
+    t = await startTestApp({
+      env: { DOCWRIGHT_SECRET_KEY: 'base64:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=' },
+    });
     const dir = tempDir();
     cleanup = dir.cleanup;
     // The project under test has its repository on this machine, so its jobs have review routes.
@@ -187,6 +193,8 @@ describe(`every route checks key, session, scope, role and project (${testBacken
     twinJobId = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Add another')).id;
     finishedJobId = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Stop')).id;
     await t.services.jobs.archive(projectId, finishedJobId);
+    webhookId = (await t.services.webhooks.create(projectId, { url: 'https://hooks.example.com/matrix' })).id;
+    deliveryId = (await t.services.webhooks.test(projectId, webhookId)).id;
     // The job's branch, with one commit on top of main, as the agent would have pushed it.
     const branch = (await t.services.jobs.get(projectId, jobId)).source.ref;
     git(repo, 'checkout', '--quiet', '-b', branch);
@@ -313,6 +321,43 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       access: 'admin',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/job/${jobId}/archive` }),
+    },
+    'POST /v2/agent/:projectId/webhooks': {
+      access: 'admin',
+      ok: 201,
+      request: () => ({ path: `/v2/agent/${p()}/webhooks`, body: { url: 'https://hooks.example.com/new' } }),
+    },
+    'GET /v2/agent/:projectId/webhooks': {
+      access: 'apiRead',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/webhooks` }),
+    },
+    'DELETE /v2/agent/:projectId/webhooks/:id': {
+      access: 'admin',
+      ok: 204,
+      // A fresh endpoint for each caller that may delete it (a deleted one cannot be deleted
+      // again); the refused ones aim at the standing endpoint (a project has at most 20).
+      request: async (who) => {
+        const { id } = ['admin', 'adminSession', 'owner'].includes(who)
+          ? await t.services.webhooks.create(projectId, { url: 'https://hooks.example.com/gone' })
+          : { id: webhookId };
+        return { path: `/v2/agent/${p()}/webhooks/${id}` };
+      },
+    },
+    'POST /v2/agent/:projectId/webhooks/:id/test': {
+      access: 'admin',
+      ok: 202,
+      request: () => ({ path: `/v2/agent/${p()}/webhooks/${webhookId}/test` }),
+    },
+    'GET /v2/agent/:projectId/webhooks/:id/deliveries': {
+      access: 'apiRead',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/webhooks/${webhookId}/deliveries` }),
+    },
+    'POST /v2/agent/:projectId/webhooks/:id/deliveries/:deliveryId/resend': {
+      access: 'admin',
+      ok: 202,
+      request: () => ({ path: `/v2/agent/${p()}/webhooks/${webhookId}/deliveries/${deliveryId}/resend` }),
     },
     'POST /v1/analytics/:projectId/events': {
       access: 'ingest',

@@ -20,6 +20,12 @@ import type {
 import type { Settings, SettingsChange } from '../../http/routes/dashboard-settings.ts';
 import type { NewUserBody, SignInLink, User, UserChangeBody } from '../../http/routes/dashboard-users.ts';
 import type { BranchReview, Conversation, ErrorBody, Job, JobList } from '../../http/schemas.ts';
+import type {
+  CreateWebhookBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from '../../http/webhook-schemas.ts';
 
 export type ErrorPayload = Static<typeof ErrorBody>;
 export type JobPayload = Static<typeof Job>;
@@ -55,3 +61,11 @@ export type KeyListPayload = Static<typeof KeyList>;
 export type NewKeyPayload = Static<typeof NewKeyBody>;
 export type CreatedKeyPayload = Static<typeof CreatedKey>;
 export type KeyScope = KeyInfoPayload['scope'];
+
+export type WebhookEndpointPayload = Static<typeof WebhookEndpoint>;
+export type WebhookEndpointListPayload = { webhooks: WebhookEndpointPayload[] };
+export type CreatedWebhookPayload = Static<typeof WebhookEndpointWithSecret>;
+export type NewWebhookPayload = Static<typeof CreateWebhookBody>;
+export type WebhookEventType = WebhookEndpointPayload['events'][number];
+export type WebhookDeliveryPayload = Static<typeof WebhookDelivery>;
+export type WebhookDeliveryListPayload = { deliveries: WebhookDeliveryPayload[] };

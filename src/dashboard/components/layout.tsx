@@ -17,6 +17,7 @@ const PROJECT_SECTIONS = [
   { section: 'jobs', label: 'Jobs' },
   { section: 'analytics', label: 'Analytics' },
   { section: 'keys', label: 'API keys' },
+  { section: 'webhooks', label: 'Webhooks' },
   { section: 'settings', label: 'Settings' },
 ];
 

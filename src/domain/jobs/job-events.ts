@@ -2,6 +2,8 @@ import type { Storage } from '../../storage/database.ts';
 import type { Executor } from '../../storage/queries/executor.ts';
 import { insertJobEvents, notifyJobEvents } from '../../storage/queries/job-events.ts';
 import type { JobRow, MessageRow, NewJobEventRow, TurnRow } from '../../storage/schema.ts';
+import type { WebhookEventType } from '../webhooks/event-types.ts';
+import { enqueueWebhookEvents, type WebhookEvent } from '../webhooks/outbox.ts';
 import {
   type AgentMessage,
   type ConversationMessage,
@@ -54,12 +56,17 @@ export interface JobEvent {
   data: string;
 }
 
+/** The job events that webhooks announce, and the data each carries. */
+export type JobWebhookType = Extract<WebhookEventType, `job.${string}`>;
+
 /**
  * Collects the events of one transaction; `JobEventLog.transaction` writes them before it
  * commits. Each method takes the job row as it is after the change.
  */
 export class JobEventRecorder {
   readonly rows: NewJobEventRow[] = [];
+  /** What the project's webhook endpoints are told, written to the outbox in the same transaction. */
+  readonly webhooks: WebhookEvent[] = [];
   private readonly at: string;
   constructor(at: string) {
     this.at = at;
@@ -85,6 +92,11 @@ export class JobEventRecorder {
     this.add(job, 'step', step);
   }
 
+  /** A webhook event about the job (created, completed, failed, archived, pull request opened). */
+  announce(job: JobRow, type: JobWebhookType): void {
+    this.webhooks.push({ projectId: job.project_id, type, data: { job: toJobView(job) } });
+  }
+
   private add<T extends JobEventType>(
     job: Pick<JobRow, 'id' | 'project_id'>,
     type: T,
@@ -101,8 +113,8 @@ export class JobEventRecorder {
 }
 
 /**
- * Where job changes are written with their events: one transaction for the change and its
- * events, a `pg_notify` in it for streams in other processes, and, once it committed, a signal
+ * Where job changes are written with their events: one transaction for the change, its
+ * events and its webhook deliveries (the outbox), a `pg_notify` in it for streams in other processes, and, once it committed, a signal
  * to the streams of this process.
  */
 export class JobEventLog {
@@ -118,6 +130,7 @@ export class JobEventLog {
     const result = await this.storage.db.transaction().execute(async (tx) => {
       const value = await work(tx, events);
       await insertJobEvents(tx, events.rows);
+      await enqueueWebhookEvents(tx, events.webhooks, at);
       if (this.storage.dialect === 'postgres') {
         for (const jobId of new Set(events.rows.map((r) => r.job_id))) await notifyJobEvents(tx, jobId);
       }

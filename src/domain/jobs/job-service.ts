@@ -146,6 +146,7 @@ export class JobService {
       if (!archived) return toJobView(await this.find(tx, projectId, jobId));
       for (const turn of await cancelOpenTurns(tx, jobId, now)) events.turn(archived, 'cancelled', turn);
       events.status(archived);
+      events.announce(archived, 'job.archived');
       return toJobView(archived);
     });
   }

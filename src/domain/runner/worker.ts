@@ -29,6 +29,8 @@ export interface WorkerDeps {
   settings: WorkerSettings;
   /** The model a turn runs on when its project names none (DOCWRIGHT_MODEL); null when unset. */
   defaultModel: string | null;
+  /** The webhook sender: a worker process sends the outbox too, started and stopped with it. */
+  webhooks?: { start(): void; stop(): Promise<void> };
 }
 
 export interface WorkerSettings {
@@ -75,6 +77,7 @@ export class Worker {
     if (this.loop) return;
     this.running = true;
     this.loop = this.runLoop();
+    this.deps.webhooks?.start();
     this.log.info({ concurrency: this.deps.settings.concurrency }, 'worker started');
   }
 
@@ -102,6 +105,7 @@ export class Worker {
       for (const [jobId, run] of this.active)
         await releaseJob(this.deps.events, { jobId, owner: this.id }, run.turnId, iso(this.deps.clock()));
     }
+    await this.deps.webhooks?.stop();
     this.log.info('worker stopped');
   }
 

@@ -26,7 +26,10 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
   let browser: Browser;
   let owner: { email: string };
   beforeAll(async () => {
-    t = await startTestApp();
+    // Webhook endpoints need the secret box for their signing secrets.
+    t = await startTestApp({
+      env: { DOCWRIGHT_SECRET_KEY: 'base64:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=' },
+    });
     browser = await launchChromium();
     owner = await t.services.users.create({ email: 'owner@example.com', password: PASSWORD, role: 'owner' });
     await t.services.users.create({ email: 'viewer@example.com', password: PASSWORD, role: 'viewer' });
@@ -44,6 +47,10 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
     const old = await t.services.keys.create(t.project.id, { name: 'old CI', scope: 'read' });
     await t.services.keys.revoke(old.info.id);
     await t.services.analytics.updateSettings(t.project.id, { allowedOrigins: ['https://docs.example.com'] });
+    await t.services.webhooks.create(t.project.id, {
+      url: 'https://hooks.example.com/docwright/a-rather-long-path-that-must-wrap',
+      events: ['job.completed', 'job.failed'],
+    });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -53,6 +60,7 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
   const pages = () => [
     { name: 'projects', path: '/projects', heading: 'Projects' },
     { name: 'keys', path: `/projects/${t.project.id}/keys`, heading: 'API keys' },
+    { name: 'webhooks', path: `/projects/${t.project.id}/webhooks`, heading: 'Webhooks' },
     { name: 'settings', path: `/projects/${t.project.id}/settings`, heading: 'Settings' },
     { name: 'users', path: '/users', heading: 'Users' },
     { name: 'jobs', path: `/projects/${t.project.id}/jobs`, heading: 'Jobs' },

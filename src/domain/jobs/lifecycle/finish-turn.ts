@@ -61,7 +61,10 @@ export async function finishTurn(
     const job = (await updateLeasedJob(tx, lease, changes)) ?? held;
     for (const message of messages) events.message(job, recorded.seq, message);
     events.turn(job, failed ? 'failed' : 'succeeded', recorded);
-    if (job.pr_link !== null && job.pr_link !== held.pr_link) events.pullRequest(job, job.pr_link);
+    const prOpened = job.pr_link !== null && job.pr_link !== held.pr_link;
+    if (prOpened && job.pr_link !== null) events.pullRequest(job, job.pr_link);
     events.status(job);
+    if (prOpened) events.announce(job, 'job.pull_request_opened');
+    if (changes.status !== undefined) events.announce(job, failed ? 'job.failed' : 'job.completed');
   });
 }

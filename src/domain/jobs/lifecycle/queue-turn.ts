@@ -73,6 +73,7 @@ export async function queueTurn(
     events.status(job);
     events.turn(job, 'queued', turn);
     events.message(job, seq, message);
+    if ('newJob' in target) events.announce(job, 'job.created');
     return job;
   });
 }

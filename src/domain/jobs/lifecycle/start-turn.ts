@@ -46,7 +46,10 @@ export async function startTurn(
         lease_owner: null,
         lease_expires_at: null,
       });
-      if (settled) events.status(settled);
+      if (settled) {
+        events.status(settled);
+        events.announce(settled, settled.status === 'failed' ? 'job.failed' : 'job.completed');
+      }
       return { kind: 'settled' };
     }
     if (turn.attempts >= options.maxAttempts) return { kind: 'exhausted', turn };

@@ -1,0 +1,403 @@
+import { type FormEvent, useState } from 'react';
+import { useParams } from 'wouter';
+import type {
+  CreatedWebhookPayload,
+  WebhookDeliveryPayload,
+  WebhookEndpointPayload,
+  WebhookEventType,
+} from '../api/types.ts';
+import {
+  useCreateWebhook,
+  useDeleteWebhook,
+  useDeliveries,
+  useResend,
+  useSendTest,
+  useWebhooks,
+} from '../api/webhooks.ts';
+import { Button } from '../components/button.tsx';
+import { CopyButton } from '../components/copy-button.tsx';
+import { useCan } from '../components/current-user.tsx';
+import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
+import { CheckboxField, FormError, TextField } from '../components/field.tsx';
+import { DateTime } from '../components/format.tsx';
+import { WarningIcon } from '../components/icons.tsx';
+import { Page, Section } from '../components/page.tsx';
+import { EmptyState, QueryView } from '../components/states.tsx';
+import { Table } from '../components/table.tsx';
+import { useToast } from '../components/toasts.tsx';
+
+// Every event type, in the server's order (a new one fails the type check here until it is described).
+const EVENTS = {
+  'job.created': 'A job was created',
+  'job.completed': 'A job completed',
+  'job.failed': 'A job failed',
+  'job.archived': 'A job was archived',
+  'job.pull_request_opened': "A job's pull request was opened",
+  'automation.run_completed': 'An automation run completed (automations are not available yet)',
+} satisfies Record<WebhookEventType, string>;
+const EVENT_TYPES = Object.keys(EVENTS) as WebhookEventType[];
+
+/** A project's webhook endpoints: create (secret shown once), delete, send a test, and each delivery log. */
+export default function WebhooksPage() {
+  const { projectId } = useParams<{ projectId: string }>();
+  const canWrite = useCan('write');
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<CreatedWebhookPayload | null>(null);
+  const [shown, setShown] = useState<WebhookEndpointPayload | null>(null);
+
+  return (
+    <Page
+      title="Webhooks"
+      description="Docwright POSTs signed events to these URLs when jobs change, so nothing has to poll."
+      actions={
+        canWrite && (
+          <Button variant="primary" onClick={() => setCreating(true)}>
+            Add endpoint
+          </Button>
+        )
+      }
+    >
+      {created && <NewSecret created={created} onDismiss={() => setCreated(null)} />}
+      <Section title="Endpoints">
+        <EndpointsTable
+          projectId={projectId}
+          canWrite={canWrite}
+          onShow={setShown}
+          onDeleted={(id) => setShown((current) => (current?.id === id ? null : current))}
+        />
+      </Section>
+      {shown && <DeliveryLog projectId={projectId} endpoint={shown} canWrite={canWrite} />}
+      {canWrite && (
+        <Dialog open={creating} title="Add a webhook endpoint" onClose={() => setCreating(false)}>
+          <CreateWebhookForm
+            projectId={projectId}
+            onCancel={() => setCreating(false)}
+            onCreated={(endpoint) => {
+              setCreating(false);
+              setCreated(endpoint);
+            }}
+          />
+        </Dialog>
+      )}
+    </Page>
+  );
+}
+
+function EndpointsTable({
+  projectId,
+  canWrite,
+  onShow,
+  onDeleted,
+}: {
+  projectId: string;
+  canWrite: boolean;
+  onShow: (endpoint: WebhookEndpointPayload) => void;
+  onDeleted: (id: string) => void;
+}) {
+  const webhooks = useWebhooks(projectId);
+  const sendTest = useSendTest(projectId);
+  const toast = useToast();
+  const [deleting, setDeleting] = useState<WebhookEndpointPayload | null>(null);
+  return (
+    <>
+      <QueryView query={webhooks} label="Loading webhooks">
+        {(list) =>
+          list.length === 0 ? (
+            <EmptyState title="No endpoints yet">
+              <p>Add one to be told when jobs are created, complete, fail or open a pull request.</p>
+            </EmptyState>
+          ) : (
+            <Table
+              caption="Webhook endpoints"
+              rows={list}
+              rowKey={(endpoint) => endpoint.id}
+              columns={[
+                { header: 'URL', cell: (endpoint) => <code className="break-all">{endpoint.url}</code> },
+                {
+                  header: 'Events',
+                  cell: (endpoint) => (
+                    <span className="wrap-column">
+                      {endpoint.events.length === EVENT_TYPES.length ? 'All' : endpoint.events.join(', ')}
+                    </span>
+                  ),
+                },
+                { header: 'Created', cell: (endpoint) => <DateTime iso={endpoint.createdAt} /> },
+                {
+                  header: 'Actions',
+                  hideHeader: true,
+                  align: 'end',
+                  cell: (endpoint) => (
+                    <div className="button-row">
+                      <Button
+                        small
+                        onClick={() => onShow(endpoint)}
+                        aria-label={`Deliveries of ${endpoint.url}`}
+                      >
+                        Deliveries
+                      </Button>
+                      {canWrite && (
+                        <Button
+                          small
+                          busy={sendTest.isPending && sendTest.variables === endpoint.id}
+                          aria-label={`Send test to ${endpoint.url}`}
+                          onClick={() =>
+                            sendTest.mutate(endpoint.id, {
+                              onSuccess: () => {
+                                toast.success('Test event queued');
+                                onShow(endpoint);
+                              },
+                              onError: (error) => toast.error(error.message),
+                            })
+                          }
+                        >
+                          Send test
+                        </Button>
+                      )}
+                      {canWrite && (
+                        <Button
+                          small
+                          variant="danger"
+                          onClick={() => setDeleting(endpoint)}
+                          aria-label={`Delete ${endpoint.url}`}
+                        >
+                          Delete
+                        </Button>
+                      )}
+                    </div>
+                  ),
+                },
+              ]}
+            />
+          )
+        }
+      </QueryView>
+      <DeleteDialog
+        projectId={projectId}
+        endpoint={deleting}
+        onClose={() => setDeleting(null)}
+        onDeleted={onDeleted}
+      />
+    </>
+  );
+}
+
+const STATUS_BADGE: Record<WebhookDeliveryPayload['status'], string> = {
+  pending: 'badge',
+  succeeded: 'badge badge--ok',
+  failed: 'badge badge--danger',
+};
+
+function DeliveryLog({
+  projectId,
+  endpoint,
+  canWrite,
+}: {
+  projectId: string;
+  endpoint: WebhookEndpointPayload;
+  canWrite: boolean;
+}) {
+  const deliveries = useDeliveries(projectId, endpoint.id);
+  const resend = useResend(projectId, endpoint.id);
+  const toast = useToast();
+  return (
+    <Section
+      title="Deliveries"
+      description={
+        <>
+          The latest deliveries to <code className="break-all">{endpoint.url}</code>, newest first. Failed
+          attempts are retried for 24 hours.
+        </>
+      }
+    >
+      <QueryView query={deliveries} label="Loading deliveries">
+        {(list) =>
+          list.length === 0 ? (
+            <EmptyState title="Nothing delivered yet">
+              <p>Events appear here as they happen; send a test to see one now.</p>
+            </EmptyState>
+          ) : (
+            <Table
+              caption="Deliveries"
+              rows={list}
+              rowKey={(delivery) => delivery.id}
+              columns={[
+                {
+                  header: 'Event',
+                  cell: (delivery) => <span className="strong">{delivery.type}</span>,
+                },
+                {
+                  header: 'Status',
+                  cell: (delivery) => (
+                    <span className={STATUS_BADGE[delivery.status]}>{delivery.status}</span>
+                  ),
+                },
+                { header: 'Attempts', align: 'end', cell: (delivery) => delivery.attempts },
+                {
+                  header: 'Last answer',
+                  cell: (delivery) => delivery.lastResponseCode ?? (delivery.lastError ? 'none' : '—'),
+                },
+                {
+                  header: 'Last error',
+                  cell: (delivery) => <span className="wrap-column">{delivery.lastError ?? '—'}</span>,
+                },
+                {
+                  header: 'When',
+                  cell: (delivery) => <DateTime iso={delivery.createdAt} style="relative" />,
+                },
+                {
+                  header: 'Actions',
+                  hideHeader: true,
+                  align: 'end',
+                  cell: (delivery) =>
+                    canWrite && (
+                      <Button
+                        small
+                        busy={resend.isPending && resend.variables === delivery.id}
+                        aria-label={`Re-send ${delivery.type} delivery ${delivery.id}`}
+                        onClick={() =>
+                          resend.mutate(delivery.id, {
+                            onSuccess: () => toast.success('Delivery queued again'),
+                            onError: (error) => toast.error(error.message),
+                          })
+                        }
+                      >
+                        Re-send
+                      </Button>
+                    ),
+                },
+              ]}
+            />
+          )
+        }
+      </QueryView>
+    </Section>
+  );
+}
+
+function DeleteDialog({
+  projectId,
+  endpoint,
+  onClose,
+  onDeleted,
+}: {
+  projectId: string;
+  endpoint: WebhookEndpointPayload | null;
+  onClose: () => void;
+  onDeleted: (id: string) => void;
+}) {
+  const remove = useDeleteWebhook(projectId);
+  const toast = useToast();
+  const close = () => {
+    remove.reset();
+    onClose();
+  };
+  return (
+    <ConfirmDialog
+      open={endpoint !== null}
+      title="Delete this endpoint?"
+      confirmLabel="Delete endpoint"
+      busy={remove.isPending}
+      error={remove.error}
+      onCancel={close}
+      onConfirm={() => {
+        if (!endpoint) return;
+        remove.mutate(endpoint.id, {
+          onSuccess: () => {
+            toast.success('Endpoint deleted');
+            onDeleted(endpoint.id);
+            close();
+          },
+        });
+      }}
+    >
+      <p>
+        <code className="break-all">{endpoint?.url}</code> receives no more events; deliveries not yet sent
+        are dropped with its log.
+      </p>
+    </ConfirmDialog>
+  );
+}
+
+function CreateWebhookForm({
+  projectId,
+  onCancel,
+  onCreated,
+}: {
+  projectId: string;
+  onCancel: () => void;
+  onCreated: (created: CreatedWebhookPayload) => void;
+}) {
+  const create = useCreateWebhook(projectId);
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<WebhookEventType[]>(EVENT_TYPES);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const all = events.length === EVENT_TYPES.length;
+    create.mutate({ url: url.trim(), ...(all ? {} : { events }) }, { onSuccess: onCreated });
+  };
+  return (
+    <form className="form" onSubmit={submit}>
+      <TextField
+        label="URL"
+        type="url"
+        required
+        autoFocus
+        hint="An http:// or https:// address on the public internet, without a user name or password."
+        placeholder="https://example.com/hooks/docwright"
+        value={url}
+        onChange={(event) => setUrl(event.target.value)}
+      />
+      <fieldset className="fieldset">
+        <legend className="field__label">Events</legend>
+        {EVENT_TYPES.map((type) => (
+          <CheckboxField
+            key={type}
+            label={
+              <>
+                <code>{type}</code>: {EVENTS[type]}
+              </>
+            }
+            checked={events.includes(type)}
+            onChange={(event) =>
+              setEvents((current) =>
+                event.target.checked
+                  ? EVENT_TYPES.filter((t) => t === type || current.includes(t))
+                  : current.filter((t) => t !== type),
+              )
+            }
+          />
+        ))}
+      </fieldset>
+      <FormError error={create.error} />
+      <div className="dialog__actions">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" busy={create.isPending} disabled={events.length === 0}>
+          Add endpoint
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** The signing secret, once: Docwright keeps it encrypted and never shows it again. */
+function NewSecret({ created, onDismiss }: { created: CreatedWebhookPayload; onDismiss: () => void }) {
+  return (
+    <section className="callout callout--warning" aria-label="New signing secret">
+      <p className="callout__title">
+        <WarningIcon /> Copy the signing secret now: it is shown only once.
+      </p>
+      <div className="copy-row">
+        <code className="copy-row__value" data-testid="new-secret">
+          {created.secret}
+        </code>
+        <CopyButton value={created.secret} what="signing secret" />
+      </div>
+      <p>
+        Your receiver checks each delivery's <code>Docwright-Signature</code> with it (see docs/webhooks.md).
+        If it is lost, delete the endpoint and add another.
+      </p>
+      <Button onClick={onDismiss}>I have stored it</Button>
+    </section>
+  );
+}

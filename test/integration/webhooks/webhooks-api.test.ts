@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../helpers/app.ts';
+import { testBackend } from '../../helpers/storage.ts';
+import { type DeliveryBody, type EndpointBody, type JobBody, json } from '../../helpers/webhook-receiver.ts';
+
+const SECRET_KEY = 'a passphrase for the webhook tests';
+
+describe(`webhooks API (${testBackend})`, () => {
+  let t: TestApp;
+  const path = () => `/v2/agent/${t.project.id}/webhooks`;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { DOCWRIGHT_SECRET_KEY: SECRET_KEY } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('creates an endpoint with its secret shown once, lists it without, and deletes it', async () => {
+    const created = await t.request('POST', path(), {
+      body: { url: 'https://hooks.example.com/docwright', events: ['job.failed', 'job.completed'] },
+    });
+    expect(created.status).toBe(201);
+    const endpoint = await json<EndpointBody>(created);
+    expect(endpoint).toEqual({
+      id: expect.stringMatching(/^whk_/),
+      url: 'https://hooks.example.com/docwright',
+      // In the documented order, whatever the order asked.
+      events: ['job.completed', 'job.failed'],
+      createdAt: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+    });
+    const listed = await json<unknown>(t.request('GET', path()));
+    const { secret, ...withoutSecret } = endpoint;
+    expect(listed).toEqual({ webhooks: [withoutSecret] });
+    // Stored sealed, never in clear.
+    const row = await t.services.storage.db
+      .selectFrom('webhook_endpoints')
+      .select('secret')
+      .where('id', '=', endpoint.id as string)
+      .executeTakeFirstOrThrow();
+    expect(row.secret).not.toContain(secret as string);
+    expect(row.secret).toMatch(/^v1\./);
+
+    expect((await t.request('DELETE', `${path()}/${endpoint.id}`)).status).toBe(204);
+    expect(await (await t.request('GET', path())).json()).toEqual({ webhooks: [] });
+    expect((await t.request('DELETE', `${path()}/${endpoint.id}`)).status).toBe(404);
+  });
+
+  it('subscribes to every event type when events is left out', async () => {
+    const endpoint = await json<EndpointBody>(
+      t.request('POST', path(), { body: { url: 'https://a.example.com/' } }),
+    );
+    expect(endpoint.events).toEqual([
+      'job.created',
+      'job.completed',
+      'job.failed',
+      'job.archived',
+      'job.pull_request_opened',
+      'automation.run_completed',
+    ]);
+    await t.request('DELETE', `${path()}/${endpoint.id}`);
+  });
+
+  it.each([
+    [{ url: 'ftp://example.com/' }, 'url'],
+    [{ url: 'https://user:secret@example.com/' }, 'url'],
+    [{ url: 'http://127.0.0.1:9/' }, 'url'],
+    [{ url: 'http://169.254.169.254/latest/meta-data' }, 'url'],
+    [{ url: 'http://[fd00:ec2::254]/' }, 'url'],
+    [{ url: 'http://192.168.0.10/' }, 'url'],
+    [{ url: '' }, 'url'],
+    [{}, 'url'],
+    [{ url: 'https://example.com/', events: ['job.exploded'] }, 'events'],
+    [{ url: 'https://example.com/', events: [] }, 'events'],
+    [{ url: 'https://example.com/', secret: 'mine' }, 'secret'],
+  ])('refuses %j with a 400 naming %s', async (body, field) => {
+    const response = await t.request('POST', path(), { body });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain(field);
+  });
+
+  it('queues a test event, lists deliveries and re-sends one; unknown ids are 404', async () => {
+    const endpoint = await json<EndpointBody>(
+      t.request('POST', path(), { body: { url: 'https://hooks.example.com/x' } }),
+    );
+    const queued = await t.request('POST', `${path()}/${endpoint.id}/test`);
+    expect(queued.status).toBe(202);
+    const delivery = await json<DeliveryBody>(queued);
+    expect(delivery).toMatchObject({ type: 'webhook.test', status: 'pending', attempts: 0 });
+    const log = await json<{ deliveries: DeliveryBody[] }>(
+      t.request('GET', `${path()}/${endpoint.id}/deliveries`),
+    );
+    expect(log.deliveries).toEqual([delivery]);
+    const resent = await t.request('POST', `${path()}/${endpoint.id}/deliveries/${delivery.id}/resend`);
+    expect(resent.status).toBe(202);
+    expect(await resent.json()).toMatchObject({
+      id: delivery.id,
+      eventId: delivery.eventId,
+      status: 'pending',
+    });
+    expect((await t.request('POST', `${path()}/whk_nope/test`)).status).toBe(404);
+    expect((await t.request('GET', `${path()}/whk_nope/deliveries`)).status).toBe(404);
+    expect((await t.request('POST', `${path()}/${endpoint.id}/deliveries/whd_nope/resend`)).status).toBe(404);
+  });
+
+  it("does not reach another project's endpoints", async () => {
+    const endpoint = await json<EndpointBody>(
+      t.request('POST', path(), { body: { url: 'https://b.example.com/' } }),
+    );
+    const other = await t.services.projects.create({
+      name: 'Other',
+      repository: 'https://example.com/o.git',
+    });
+    const { key } = await t.services.keys.create(other.id, 'other');
+    const otherPath = `/v2/agent/${other.id}/webhooks/${endpoint.id}`;
+    expect((await t.request('DELETE', otherPath, { key })).status).toBe(404);
+    expect((await t.request('POST', `${otherPath}/test`, { key })).status).toBe(404);
+    expect((await t.request('GET', `${otherPath}/deliveries`, { key })).status).toBe(404);
+  });
+
+  it('creates job deliveries in the same transaction as the job change', async () => {
+    const endpoint = await json<EndpointBody>(
+      t.request('POST', path(), { body: { url: 'https://c.example.com/', events: ['job.archived'] } }),
+    );
+    const job = await json<JobBody>(
+      t.request('POST', `/v2/agent/${t.project.id}/job`, { body: { prompt: 'x' } }),
+    );
+    const archived = await json<JobBody>(
+      t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/archive`),
+    );
+    // Archiving again changes nothing, and announces nothing.
+    await t.request('POST', `/v2/agent/${t.project.id}/job/${job.id}/archive`);
+    const rows = await t.services.storage.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(rows.map((r) => r.type)).toEqual(['job.archived']);
+    expect(JSON.parse(rows[0]?.body ?? '{}')).toEqual({
+      id: rows[0]?.event_id,
+      type: 'job.archived',
+      createdAt: archived.updatedAt,
+      data: { job: archived },
+    });
+  });
+
+  it('refuses to create an endpoint without DOCWRIGHT_SECRET_KEY', async () => {
+    const bare = await startTestApp();
+    try {
+      const response = await bare.request('POST', `/v2/agent/${bare.project.id}/webhooks`, {
+        body: { url: 'https://example.com/' },
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toContain('DOCWRIGHT_SECRET_KEY');
+    } finally {
+      await bare.close();
+    }
+  });
+});
