@@ -22,6 +22,8 @@ export interface ClickHouseConnection {
   client: ClickHouseClient;
   /** The back-quoted database name, to prefix tables with. */
   db: string;
+  /** The database name as given. */
+  database: string;
   query<T>(sql: string): Promise<T[]>;
   command(sql: string): Promise<void>;
   /** Waits until every mutation (ALTER … UPDATE/DELETE) of the table is done. */
@@ -47,6 +49,7 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
   return {
     client,
     db,
+    database,
     query,
     async command(sql) {
       await client.command({ query: sql });
