@@ -245,6 +245,23 @@ describe('ClickHouse store migrations', () => {
       { ...NO_AI, path: '/a', human: 1, ai: 0, total: 1 },
       { ...NO_AI, path: '/b', human: 0, ai: 1, total: 1, aiAssistant: 1, aiTraining: 1 },
     ]);
+    // Clipped edges read the rebuilt visit days: the human visitor of the clipped first day is
+    // also on the whole day after it, and counts once.
+    const clipped = await service.pages('prj', 'visitors', {
+      ...all,
+      range: { from: Date.parse('2025-03-01T00:30:00Z'), to: Date.parse('2025-03-03T00:30:00Z') },
+    });
+    expect(clipped.totals).toEqual({ ...NO_AI, human: 1, ai: 1, total: 2, aiAssistant: 1 });
+    expect(clipped.rows.map((r) => [r.path, r.total])).toEqual([
+      ['/a', 1],
+      ['/b', 1],
+    ]);
+    // …and visitors of a clipped first day with no visit on the whole days after it count too.
+    const later = await service.pages('prj', 'visitors', {
+      ...all,
+      range: { from: Date.parse('2025-03-02T00:30:00Z'), to: Date.parse('2025-03-04T00:30:00Z') },
+    });
+    expect(later.totals).toEqual({ ...NO_AI, human: 1, ai: 1, total: 2, aiAssistant: 1, aiTraining: 1 });
     const verified = await service.pages('prj', 'visitors', { ...all, verifiedOnly: true });
     expect(verified.totals).toEqual({ ...NO_AI, human: 1, ai: 0, total: 1 });
     expect((await store.scan('prj', null, 10)).views.map((v) => v.verified)).toEqual([

@@ -1,7 +1,7 @@
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { AppendResult, PreparedEvent } from '../../../domain/analytics/store.ts';
 import { classBit } from './classes.ts';
-import type { ClickHouseConnection } from './connection.ts';
+import { type ClickHouseConnection, tsv } from './connection.ts';
 import { literal } from './sql-literal.ts';
 import { type DayMasks, pairId, pairOf, visitDeltas } from './visit-deltas.ts';
 
@@ -44,6 +44,8 @@ type VisitRowOut = {
   path: string;
   day: number;
   mask: number;
+  prevs: number[];
+  nexts: number[];
 };
 type CountRowOut = {
   kind: 2;
@@ -184,7 +186,17 @@ export class Appender {
       const deltas = visitDeltas(known.get(project) ?? new Map(), visits);
       for (const v of deltas.visits) {
         const { page, hi, lo } = pairOf(v.pair);
-        rows.push({ kind: 1, project, visitor_hi: hi, visitor_lo: lo, path: page, day: v.day, mask: v.mask });
+        rows.push({
+          kind: 1,
+          project,
+          visitor_hi: hi,
+          visitor_lo: lo,
+          path: page,
+          day: v.day,
+          mask: v.mask,
+          prevs: v.prevs,
+          nexts: v.nexts,
+        });
       }
       for (const c of deltas.counts) {
         rows.push({ kind: 2, project, side: c.side, day: c.day, path: c.page, prev: c.prev, n: c.n });
@@ -212,13 +224,19 @@ export class Appender {
       for (const e of events) {
         const hi = e.visitorKey.readBigUInt64BE(0).toString();
         const lo = e.visitorKey.readBigUInt64BE(8).toString();
-        pairs.add(`(${hi}, ${lo}, ${literal(e.path.toWellFormed())})`);
-        pairs.add(`(${hi}, ${lo}, '')`);
+        pairs.add(pairId({ hi, lo, page: e.path.toWellFormed() }));
+        pairs.add(pairId({ hi, lo, page: '' }));
       }
     }
     const known = new Map<string, Map<string, DayMasks>>();
     for (const [projectId, pairs] of wanted) {
-      const found = await this.connection.query<{
+      const rows: string[] = [];
+      for (const id of pairs) {
+        const pair = pairOf(id);
+        rows.push(`${pair.hi}\t${pair.lo}\t${tsv(pair.page)}`);
+      }
+      // The pairs go as a table sent with the query: the primary key is searched with their set.
+      const found = await this.connection.queryWith<{
         hi: string;
         lo: string;
         page: string;
@@ -227,8 +245,9 @@ export class Appender {
       }>(
         `SELECT visitor_hi AS hi, visitor_lo AS lo, page, day, groupBitOr(mask) AS mask
           FROM ${this.connection.db}.visits
-          WHERE project = ${literal(projectId)} AND (visitor_hi, visitor_lo, page) IN (${[...pairs].join(', ')})
+          WHERE project = ${literal(projectId)} AND (visitor_hi, visitor_lo, page) IN pairs
           GROUP BY visitor_hi, visitor_lo, page, day`,
+        { name: 'pairs', structure: 'hi UInt64, lo UInt64, page String', rows },
       );
       const byPair = new Map<string, DayMasks>();
       for (const r of found) {
@@ -262,19 +281,14 @@ export class Appender {
     }
     const stored = new Map<string, Set<string>>();
     for (const [projectId, { days, keys }] of wanted) {
-      const found = await this.connection.query<{ day: number; event_key: string }>(
+      const found = await this.connection.queryWith<{ day: number; event_key: string }>(
         `SELECT DISTINCT day, event_key FROM ${this.connection.db}.event_keys
-          WHERE project = ${literal(projectId)} AND day IN ${tuple([...days].map(String))}
-            AND event_key IN ${tuple([...keys])}`,
+          WHERE project = ${literal(projectId)} AND day IN (${[...days].map((d) => literal(d)).join(', ')})
+            AND event_key IN keys`,
+        { name: 'keys', structure: 'key UInt64', rows: [...keys] },
       );
       stored.set(projectId, new Set(found.map((r) => `${r.day}|${r.event_key}`)));
     }
     return stored;
   }
-}
-
-/** `(a, b, …)` of integers already in decimal (checked), for IN. */
-function tuple(decimals: string[]): string {
-  for (const d of decimals) if (!/^-?\d+$/.test(d)) throw new Error(`Not an integer: ${d}`);
-  return `(${decimals.map((d) => literal(BigInt(d))).join(', ')})`;
 }

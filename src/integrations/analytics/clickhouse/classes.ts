@@ -91,3 +91,6 @@ export function sideList(sides: ExportSides): number[] {
 
 /** "Never visited before": the `prev` of a first visit, below every day. */
 export const NEVER = -2147483648;
+
+/** "No later visit": the `next` of a last visit, above every day. */
+export const LATEST = 2147483647;

@@ -80,7 +80,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner {
   async deleteProject(projectId: string): Promise<void> {
     await this.appender.idle();
     const { db } = this.connection;
-    for (const table of ['views', 'event_keys', 'visits', 'visit_counts']) {
+    for (const table of ['views', 'event_keys', 'visits', 'visit_counts', 'visit_days']) {
       await this.connection.command(
         `ALTER TABLE ${db}.${table} DELETE WHERE project = ${literal(projectId)}`,
       );

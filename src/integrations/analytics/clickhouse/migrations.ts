@@ -62,7 +62,13 @@ const MIGRATIONS: readonly Step[] = [
       `CREATE TABLE IF NOT EXISTS ${db}.visits (
         project String, visitor_hi UInt64, visitor_lo UInt64, page String, day Int32, mask UInt32
       ) ENGINE = MergeTree() PARTITION BY intDiv(day, 32) ORDER BY (project, visitor_hi, visitor_lo, page, day)
-        SETTINGS index_granularity = 1024`,
+        SETTINGS index_granularity = 256`,
+      // Per (page, visitor, day) and side, the previous and next visit day of that side, for the
+      // clipped edge days of a range; a day's true values are maxForEach(prevs), minForEach(nexts).
+      `CREATE TABLE IF NOT EXISTS ${db}.visit_days (
+        project String, day Int32, page String, visitor_hi UInt64, visitor_lo UInt64, mask UInt32,
+        prevs Array(Int32), nexts Array(Int32)
+      ) ENGINE = MergeTree() PARTITION BY intDiv(day, 32) ORDER BY (project, day, page, visitor_hi, visitor_lo)`,
       // Per (side, day, page, prev) the signed number of first visits (visit-deltas.ts).
       `CREATE TABLE IF NOT EXISTS ${db}.visit_counts (
         project String, side UInt8, day Int32, page String, prev Int32, n Int64
@@ -74,7 +80,8 @@ const MIGRATIONS: readonly Step[] = [
         kind UInt8, project String, day Int32, ts Int64, event_key UInt64, path String,
         visitor_hi UInt64, visitor_lo UInt64, category UInt8, purpose UInt8, agent String,
         classifier_version UInt32, user_agent String, flags UInt8, status Nullable(UInt16),
-        referrer Nullable(String), verified UInt8, mask UInt32, side UInt8, prev Int32, n Int64
+        referrer Nullable(String), verified UInt8, mask UInt32, side UInt8, prev Int32, n Int64,
+        prevs Array(Int32), nexts Array(Int32)
       ) ENGINE = Null`,
       `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_views TO ${db}.views AS
         SELECT project, day, ts, event_key, path, visitor_hi, visitor_lo, category, purpose, agent,
@@ -86,7 +93,9 @@ const MIGRATIONS: readonly Step[] = [
       `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_keys TO ${db}.event_keys AS
         SELECT project, day, event_key FROM ${db}.incoming WHERE kind = 0 AND event_key != 0`,
       `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_visits TO ${db}.visits AS
-        SELECT project, visitor_hi, visitor_lo, path AS page, day, mask FROM ${db}.incoming WHERE kind = 1`,
+        SELECT project, visitor_hi, visitor_lo, path AS page, day, mask FROM ${db}.incoming WHERE kind = 1 AND mask != 0`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_days TO ${db}.visit_days AS
+        SELECT project, day, path AS page, visitor_hi, visitor_lo, mask, prevs, nexts FROM ${db}.incoming WHERE kind = 1`,
       `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_counts TO ${db}.visit_counts AS
         SELECT project, side, day, path AS page, prev, n FROM ${db}.incoming WHERE kind = 2`,
     ],

@@ -109,7 +109,10 @@ async function wholeDays(
 
 /**
  * Visitors of the clipped edge days' part of the range with no visit of the side in the whole
- * days `whole` (null: none), per page and side.
+ * days `whole` (null: none), per page and side. An edge visitor of the first day L has one in
+ * the whole days iff its next visit of the side after L is before their end; one of the last
+ * day R iff its previous visit before R is at or after their start (`visit_days`, read for
+ * those two days only).
  */
 async function edgeVisitors(
   connection: ClickHouseConnection,
@@ -120,24 +123,42 @@ async function edgeVisitors(
   whole: [number, number] | null,
 ): Promise<Figures> {
   const { db } = connection;
-  const edge = `SELECT visitor_hi, visitor_lo, page, bit FROM (
-      ${classedViews(db, `${whereRange(projectId, query.range)} AND day IN ${tupleOf(edgeDays)}`, "visitor_hi, visitor_lo, [path, ''] AS pages")}
+  const days = tupleOf(edgeDays);
+  const { from, to } = query.range;
+  // The clipped first and last days (NEVER, matching no day, when that end is not clipped).
+  const first = literal(from !== null && from % DAY_MS !== 0 ? Math.floor(from / DAY_MS) : NEVER);
+  const last = literal(to !== null && to % DAY_MS !== 0 ? Math.floor(to / DAY_MS) : NEVER);
+  const edge = `SELECT visitor_hi, visitor_lo, page, day, bit FROM (
+      ${classedViews(db, `${whereRange(projectId, query.range)} AND day IN ${days}`, "visitor_hi, visitor_lo, day, [path, ''] AS pages")}
     ) ARRAY JOIN pages AS page WHERE bit != 0`;
-  const pairs = `SELECT page, visitor_hi, visitor_lo, groupBitOr(bit) AS edge FROM (${edge}) GROUP BY page, visitor_hi, visitor_lo`;
-  const joined =
-    whole === null
-      ? `SELECT page, edge, toUInt32(0) AS seen FROM (${pairs})`
-      : `SELECT page, edge, seen FROM (${pairs}) ANY LEFT JOIN (
-          SELECT page, visitor_hi, visitor_lo, groupBitOr(mask) AS seen FROM ${db}.visits
-            WHERE project = ${literal(projectId)} AND day >= ${literal(whole[0])} AND day < ${literal(whole[1])}
-              AND (visitor_hi, visitor_lo, page) IN (SELECT visitor_hi, visitor_lo, page FROM (${edge}))
-            GROUP BY page, visitor_hi, visitor_lo
-        ) USING (page, visitor_hi, visitor_lo)`;
+  const pairs = `SELECT page, visitor_hi, visitor_lo, groupBitOrIf(bit, day = ${first}) AS onFirst,
+      groupBitOrIf(bit, day = ${last}) AS onLast
+    FROM (${edge}) GROUP BY page, visitor_hi, visitor_lo`;
+  if (whole === null) {
+    const columns = sides
+      .map((side, i) => `sum(${inSide('bitOr(onFirst, onLast)', side)}) AS c${i}`)
+      .join(', ');
+    const rows = await connection.query<Record<string, unknown>>(
+      `SELECT page, ${columns} FROM (${pairs}) GROUP BY page`,
+    );
+    return new Map(rows.map((r) => [String(r.page), columnsOf(r, sides.length)]));
+  }
+  const links = `SELECT page, visitor_hi, visitor_lo, minForEachIf(nexts, day = ${first}) AS nextAfterFirst,
+      maxForEachIf(prevs, day = ${last}) AS prevBeforeLast
+    FROM ${db}.visit_days
+    WHERE project = ${literal(projectId)} AND day IN ${days}
+      AND (page, visitor_hi, visitor_lo) IN (SELECT page, visitor_hi, visitor_lo FROM (${edge}))
+    GROUP BY page, visitor_hi, visitor_lo`;
+  const [start, end] = whole;
+  // Arrays are read only for a side the pair has on that edge day, whose row therefore exists.
+  const inWhole = (side: number) =>
+    `((${inSide('onFirst', side)} AND nextAfterFirst[${side + 1}] < ${literal(end)})
+      OR (${inSide('onLast', side)} AND prevBeforeLast[${side + 1}] >= ${literal(start)}))`;
   const columns = sides
-    .map((side, i) => `sum(${inSide('edge', side)} AND NOT (${inSide('seen', side)})) AS c${i}`)
+    .map((side, i) => `sum(${inSide('bitOr(onFirst, onLast)', side)} AND NOT ${inWhole(side)}) AS c${i}`)
     .join(', ');
   const rows = await connection.query<Record<string, unknown>>(
-    `SELECT page, ${columns} FROM (${joined}) GROUP BY page`,
+    `SELECT page, ${columns} FROM (${pairs}) ANY LEFT JOIN (${links}) USING (page, visitor_hi, visitor_lo) GROUP BY page`,
   );
   return new Map(rows.map((r) => [String(r.page), columnsOf(r, sides.length)]));
 }

@@ -1,4 +1,4 @@
-import { NEVER, SIDE_MASKS } from './classes.ts';
+import { LATEST, NEVER, SIDE_MASKS } from './classes.ts';
 
 /**
  * The first-visit bookkeeping of one batch, computed in the process before its insert.
@@ -14,6 +14,11 @@ import { NEVER, SIDE_MASKS } from './classes.ts';
  * from prev p to prev d. Those changes are summed into signed count deltas, so the tables stay
  * exact whatever order views arrive in; a day already holding the class changes nothing, so
  * sending a batch again (after an insert whose answer was lost) adds nothing.
+ *
+ * `visit_days` keeps, per (page, visitor, day) and side, the previous and the next visit day of
+ * that side, for the clipped edge days of a range (page-query.ts). Inserting d between p and q
+ * raises q's previous day to d and lowers p's next day to d: rows only ever raise a previous day
+ * and lower a next day, so the true values are the element-wise max and min over a day's rows.
  */
 
 /** A visit pair: page and visitor (its two UInt64 halves, in decimal). */
@@ -40,8 +45,11 @@ export type DayMasks = Map<number, number>;
 export interface VisitRow {
   pair: string;
   day: number;
-  /** The classes this batch adds to the pair's day. */
+  /** The classes this batch adds to the pair's day (0: a row that only moves neighbours). */
   mask: number;
+  /** Per side, the previous visit day (NEVER: none or unchanged) and the next (LATEST: same). */
+  prevs: number[];
+  nexts: number[];
 }
 
 export interface CountDelta {
@@ -63,7 +71,22 @@ export interface VisitDeltas {
  * pair and day.
  */
 export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, DayMasks>): VisitDeltas {
-  const visits: VisitRow[] = [];
+  const rows = new Map<string, VisitRow>();
+  const row = (pair: string, day: number): VisitRow => {
+    const key = `${day}|${pair}`;
+    let found = rows.get(key);
+    if (!found) {
+      found = {
+        pair,
+        day,
+        mask: 0,
+        prevs: SIDE_MASKS.map(() => NEVER),
+        nexts: SIDE_MASKS.map(() => LATEST),
+      };
+      rows.set(key, found);
+    }
+    return found;
+  };
   const sums = new Map<string, CountDelta>();
   const add = (page: string, side: number, day: number, prev: number, n: number) => {
     const key = `${side}|${day}|${prev}|${page}`;
@@ -82,7 +105,8 @@ export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, Day
       const before = stored.get(day) ?? 0;
       const fresh = ((days.get(day) ?? 0) & ~before) >>> 0;
       if (fresh === 0) continue;
-      visits.push({ pair, day, mask: fresh });
+      const own = row(pair, day);
+      own.mask = (own.mask | fresh) >>> 0;
       for (let side = 0; side < SIDE_MASKS.length; side++) {
         const sideMask = SIDE_MASKS[side] as number;
         if ((fresh & sideMask) === 0 || (before & sideMask) !== 0) continue;
@@ -95,13 +119,21 @@ export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, Day
           if (other > day && (next === null || other < next)) next = other;
         }
         add(page, side, day, prev, 1);
+        own.prevs[side] = Math.max(own.prevs[side] as number, prev);
+        own.nexts[side] = Math.min(own.nexts[side] as number, next ?? LATEST);
         if (next !== null) {
           add(page, side, next, prev, -1);
           add(page, side, next, day, 1);
+          const after = row(pair, next);
+          after.prevs[side] = Math.max(after.prevs[side] as number, day);
+        }
+        if (prev !== NEVER) {
+          const before = row(pair, prev);
+          before.nexts[side] = Math.min(before.nexts[side] as number, day);
         }
       }
       stored.set(day, (before | fresh) >>> 0);
     }
   }
-  return { visits, counts: [...sums.values()].filter((d) => d.n !== 0) };
+  return { visits: [...rows.values()], counts: [...sums.values()].filter((d) => d.n !== 0) };
 }
