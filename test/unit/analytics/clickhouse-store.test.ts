@@ -98,6 +98,33 @@ describe('ClickHouse analytics store', () => {
     expect(report.rows).toHaveLength(4);
   });
 
+  it('finds a page with tabs, newlines, carriage returns, NUL and backslashes again in a later batch', async () => {
+    const { store, service } = await open(freshDatabase());
+    const path = '/a\tb\nc\rd\u0000e\\f\\tg';
+    const view = (day: string): PreparedEvent => ({
+      eventKey: null,
+      timestamp: Date.parse(`2025-03-0${day}T10:00:00Z`),
+      path,
+      visitorKey: Buffer.alloc(16, 7),
+      category: 'human',
+      purpose: null,
+      agent: 'Browser',
+      classifierVersion: 2,
+      userAgent: CHROME,
+      flags: 0,
+      status: 200,
+      referrer: null,
+      verified: false,
+    });
+    await store.append('prj', [view('1')]);
+    await store.append('prj', [view('2')]);
+    // The second batch's lookup found the first day (the pair went as external data), so the
+    // visitor is one first visit over both days.
+    const report = await service.pages('prj', 'visitors', all);
+    expect(report.totals).toEqual({ ...NO_AI, human: 1, ai: 0, total: 1 });
+    expect(report.rows).toEqual([{ ...NO_AI, path, human: 1, ai: 0, total: 1 }]);
+  });
+
   it('reclassifies views of an older agent list, and says how many changed', async () => {
     const { store, service } = await open(freshDatabase());
     const old = (

@@ -44,10 +44,18 @@ export interface ExternalTable {
   rows: string[];
 }
 
-/** A value as one TabSeparated field: backslash, tab and newline escaped. */
+/** A value as one TabSeparated field: backslash, tab, newline, carriage return and NUL escaped. */
 export function tsv(value: string): string {
-  return value.replace(/[\\\t\n]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : '\\n'));
+  return value.replace(/[\\\t\n\r\0]/g, (c) => TSV_ESCAPES[c] as string);
 }
+
+const TSV_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\0': '\\0',
+};
 
 export function connect(options: ClickHouseConnectionOptions): ClickHouseConnection {
   const client = createClient({
