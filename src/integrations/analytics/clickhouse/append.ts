@@ -3,6 +3,7 @@ import type { AppendResult, PreparedEvent } from '../../../domain/analytics/stor
 import { classBit } from './classes.ts';
 import { type ClickHouseConnection, tsv } from './connection.ts';
 import { literal } from './sql-literal.ts';
+import { uint64Decimal } from './uint64-decimal.ts';
 import { type DayMasks, pairId, pairOf, visitDeltas } from './visit-deltas.ts';
 
 const DAY_MS = 86_400_000;
@@ -56,6 +57,20 @@ type CountRowOut = {
   prev: number;
   n: number;
 };
+
+/**
+ * The visitor key's halves in decimal, computed once per view although both the lookup and the
+ * insert need them.
+ */
+const halves = new WeakMap<PreparedEvent, { hi: string; lo: string }>();
+function visitorHalves(e: PreparedEvent): { hi: string; lo: string } {
+  let found = halves.get(e);
+  if (!found) {
+    found = { hi: uint64Decimal(e.visitorKey, 0), lo: uint64Decimal(e.visitorKey, 8) };
+    halves.set(e, found);
+  }
+  return found;
+}
 
 /** The first 8 bytes of an event key (latin1, one character per byte); 0 means "no id". */
 export function eventKeyNumber(eventKey: string): bigint {
@@ -145,8 +160,7 @@ export class Appender {
         }
         accepted++;
         const path = e.path.toWellFormed();
-        const hi = e.visitorKey.readBigUInt64BE(0).toString();
-        const lo = e.visitorKey.readBigUInt64BE(8).toString();
+        const { hi, lo } = visitorHalves(e);
         const category = CATEGORY_CODES[e.category];
         const purpose = e.purpose === null ? 0 : PURPOSE_CODES[e.purpose];
         rows.push({
@@ -222,8 +236,7 @@ export class Appender {
         wanted.set(projectId, pairs);
       }
       for (const e of events) {
-        const hi = e.visitorKey.readBigUInt64BE(0).toString();
-        const lo = e.visitorKey.readBigUInt64BE(8).toString();
+        const { hi, lo } = visitorHalves(e);
         pairs.add(pairId({ hi, lo, page: e.path.toWellFormed() }));
         pairs.add(pairId({ hi, lo, page: '' }));
       }
