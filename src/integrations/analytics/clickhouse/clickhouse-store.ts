@@ -15,8 +15,9 @@ import type {
 } from '../../../domain/analytics/store.ts';
 import { Appender } from './append.ts';
 import { type ClickHouseConnection, type ClickHouseConnectionOptions, connect } from './connection.ts';
-import { breakdown, pages, timeSeries } from './exports.ts';
+import { breakdown, timeSeries } from './exports.ts';
 import { migrate } from './migrations.ts';
+import { pages } from './page-query.ts';
 import { reclassify } from './reclassify.ts';
 import { countProjectViews, scanViews } from './scan.ts';
 import { literal } from './sql-literal.ts';
@@ -28,8 +29,9 @@ export interface ClickHouseStoreOptions extends ClickHouseConnectionOptions {
 
 /**
  * The analytics store on ClickHouse (18.16 and later), over its HTTP interface with the
- * official client. Views are rows of `views`; exports are exact (`uniqExact` over the 16-byte
- * visitor keys); idempotency keys are checked before each insert (see Appender).
+ * official client. Views are rows of `views`; distinct visitors are counted exactly from
+ * first-visit tables kept at insert (visit-deltas.ts, page-query.ts); idempotency keys are
+ * checked before each insert (see Appender).
  */
 export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner {
   private readonly connection: ClickHouseConnection;
@@ -78,7 +80,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner {
   async deleteProject(projectId: string): Promise<void> {
     await this.appender.idle();
     const { db } = this.connection;
-    for (const table of ['views', 'event_keys']) {
+    for (const table of ['views', 'event_keys', 'visits', 'visit_counts', 'visit_days']) {
       await this.connection.command(
         `ALTER TABLE ${db}.${table} DELETE WHERE project = ${literal(projectId)}`,
       );

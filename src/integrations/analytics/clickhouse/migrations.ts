@@ -1,4 +1,6 @@
 import type { ClickHouseConnection } from './connection.ts';
+import { rebuildVisits } from './rebuild-visits.ts';
+import { literal } from './sql-literal.ts';
 
 /**
  * The store's schema, as numbered steps recorded in `schema_migrations`. Only SQL that current
@@ -7,7 +9,17 @@ import type { ClickHouseConnection } from './connection.ts';
  * parameters. Every statement is idempotent (IF NOT EXISTS), so two nodes starting at once
  * may both run a step.
  */
-const MIGRATIONS: ReadonlyArray<{ version: number; name: string; statements: (db: string) => string[] }> = [
+interface Step {
+  version: number;
+  name: string;
+  statements: (db: string) => string[];
+  /** Runs before the statements (idempotent too). */
+  before?: (connection: ClickHouseConnection) => Promise<void>;
+  /** Runs after the statements (deletes what it writes first: running it again is harmless). */
+  after?: (connection: ClickHouseConnection) => Promise<void>;
+}
+
+const MIGRATIONS: readonly Step[] = [
   {
     version: 1,
     name: 'views and event keys',
@@ -39,6 +51,57 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; statements: (db
         AS SELECT project, day, event_key FROM ${db}.views WHERE event_key != 0`,
     ],
   },
+  {
+    version: 2,
+    name: 'verified views, first-visit tables, one insert for all',
+    // Existing views were not verified (the flag did not exist).
+    before: (connection) => addColumn(connection, 'views', 'verified UInt8 DEFAULT 0'),
+    statements: (db) => [
+      // Per (page, visitor, day) the classes seen (classes.ts); page '' is "any page".
+      // Visitor first, so a batch's lookup of its visitors' earlier days reads few granules.
+      `CREATE TABLE IF NOT EXISTS ${db}.visits (
+        project String, visitor_hi UInt64, visitor_lo UInt64, page String, day Int32, mask UInt32
+      ) ENGINE = MergeTree() PARTITION BY intDiv(day, 32) ORDER BY (project, visitor_hi, visitor_lo, page, day)
+        SETTINGS index_granularity = 256`,
+      // Per (page, visitor, day) and side, the previous and next visit day of that side, for the
+      // clipped edge days of a range; a day's true values are maxForEach(prevs), minForEach(nexts).
+      `CREATE TABLE IF NOT EXISTS ${db}.visit_days (
+        project String, day Int32, page String, visitor_hi UInt64, visitor_lo UInt64, mask UInt32,
+        prevs Array(Int32), nexts Array(Int32)
+      ) ENGINE = MergeTree() PARTITION BY intDiv(day, 32) ORDER BY (project, day, page, visitor_hi, visitor_lo)`,
+      // Per (side, day, page, prev) the signed number of first visits (visit-deltas.ts).
+      `CREATE TABLE IF NOT EXISTS ${db}.visit_counts (
+        project String, side UInt8, day Int32, page String, prev Int32, n Int64
+      ) ENGINE = SummingMergeTree(n) PARTITION BY intDiv(day, 32) ORDER BY (project, side, day, page, prev)`,
+      // Every append is one insert here; the materialized views below split it by kind (0: a
+      // view, 1: a visits row, 2: a visit_counts delta), so the views, their event keys and
+      // the first-visit rows arrive in one request.
+      `CREATE TABLE IF NOT EXISTS ${db}.incoming (
+        kind UInt8, project String, day Int32, ts Int64, event_key UInt64, path String,
+        visitor_hi UInt64, visitor_lo UInt64, category UInt8, purpose UInt8, agent String,
+        classifier_version UInt32, user_agent String, flags UInt8, status Nullable(UInt16),
+        referrer Nullable(String), verified UInt8, mask UInt32, side UInt8, prev Int32, n Int64,
+        prevs Array(Int32), nexts Array(Int32)
+      ) ENGINE = Null`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_views TO ${db}.views AS
+        SELECT project, day, ts, event_key, path, visitor_hi, visitor_lo, category, purpose, agent,
+               classifier_version, user_agent, flags, status, referrer, verified
+          FROM ${db}.incoming WHERE kind = 0`,
+      // A materialized view does not fire for rows another one writes (18.16), so the keys
+      // come from incoming too; the one on views goes.
+      `DROP TABLE IF EXISTS ${db}.event_keys_mv`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_keys TO ${db}.event_keys AS
+        SELECT project, day, event_key FROM ${db}.incoming WHERE kind = 0 AND event_key != 0`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_visits TO ${db}.visits AS
+        SELECT project, visitor_hi, visitor_lo, path AS page, day, mask FROM ${db}.incoming WHERE kind = 1 AND mask != 0`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_days TO ${db}.visit_days AS
+        SELECT project, day, path AS page, visitor_hi, visitor_lo, mask, prevs, nexts FROM ${db}.incoming WHERE kind = 1`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_counts TO ${db}.visit_counts AS
+        SELECT project, side, day, path AS page, prev, n FROM ${db}.incoming WHERE kind = 2`,
+    ],
+    // The views stored before this step, into the first-visit tables.
+    after: (connection) => rebuildVisits(connection, null),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -58,11 +121,23 @@ export async function migrate(connection: ClickHouseConnection): Promise<void> {
   );
   for (const step of MIGRATIONS) {
     if (done.has(step.version)) continue;
+    await step.before?.(connection);
     for (const statement of step.statements(db)) await connection.command(statement);
+    await step.after?.(connection);
     await connection.client.insert({
       table: `${db}.schema_migrations`,
       values: [{ version: step.version, name: step.name, applied_at: Math.floor(Date.now() / 1000) }],
       format: 'JSONEachRow',
     });
   }
+}
+
+/** ADD COLUMN unless the table has it (18.16 has no ADD COLUMN IF NOT EXISTS). */
+async function addColumn(connection: ClickHouseConnection, table: string, definition: string): Promise<void> {
+  const name = definition.split(' ')[0] as string;
+  const found = await connection.query<{ name: string }>(
+    `SELECT name FROM system.columns WHERE database = ${literal(connection.database)} AND table = ${literal(table)} AND name = ${literal(name)}`,
+  );
+  if (found.length === 0)
+    await connection.command(`ALTER TABLE ${connection.db}.${table} ADD COLUMN ${definition}`);
 }

@@ -1,13 +1,16 @@
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { Reclassifier, ReclassifyResult } from '../../../domain/analytics/store.ts';
 import type { ClickHouseConnection } from './connection.ts';
+import { rebuildVisits } from './rebuild-visits.ts';
 import { literal } from './sql-literal.ts';
 
 /**
  * Classifies again the project's views of older classifier versions: the distinct (user
  * agent, flags) pairs are classified here, and one mutation (ALTER TABLE … UPDATE, awaited)
  * writes the new category, purpose, agent and version through `transform` over those pairs.
- * Views appended meanwhile carry the current version already.
+ * Views appended meanwhile carry the current version already. The `verified` flag stays as
+ * it is (the IP it was decided from is not stored). Then the project's first-visit tables are
+ * built again from its views.
  */
 export async function reclassify(
   connection: ClickHouseConnection,
@@ -66,5 +69,7 @@ export async function reclassify(
       WHERE ${where}`,
   );
   await connection.awaitMutations('views');
+  // New categories and purposes are new classes: the first-visit tables follow the views.
+  await rebuildVisits(connection, projectId);
   return result;
 }

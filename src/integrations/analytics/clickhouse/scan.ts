@@ -22,6 +22,7 @@ interface ViewRow {
   flags: number;
   status: number | null;
   referrer: string | null;
+  verified: number;
 }
 
 /**
@@ -38,11 +39,11 @@ export async function scanViews(
   const after = cursor === null ? '' : ` AND ts >= ${Math.trunc(from.timestamp)}`;
   const rows = await connection.query<ViewRow>(
     `SELECT ts, event_key, path, visitor_hi, visitor_lo, category, purpose, agent, classifier_version,
-            user_agent, flags, status, referrer
+            user_agent, flags, status, referrer, verified
        FROM ${connection.db}.views
       WHERE project = ${literal(projectId)}${after}
       ORDER BY ts, path, visitor_hi, visitor_lo, event_key, category, purpose, flags, agent, user_agent,
-               referrer, status, classifier_version
+               referrer, status, classifier_version, verified
       LIMIT ${Math.trunc(from.skip)}, ${Math.trunc(limit)}`,
   );
   const views: PreparedEvent[] = rows.map((r) => {
@@ -69,6 +70,7 @@ export async function scanViews(
       flags: r.flags,
       status: r.status,
       referrer: r.referrer,
+      verified: Number(r.verified) === 1,
     };
   });
   return { views, next: nextScanCursor(from, views, limit) };

@@ -1,0 +1,139 @@
+import { LATEST, NEVER, SIDE_MASKS } from './classes.ts';
+
+/**
+ * The first-visit bookkeeping of one batch, computed in the process before its insert.
+ *
+ * `visits` holds, per (page, visitor, day), the classes seen (page '' stands for "any page", for
+ * the totals). `visit_counts` holds, per (side, day, page, prev), how many (page, visitor) have a
+ * visit of that side on that day whose previous visit of that side was on day `prev` (NEVER:
+ * none). A page's distinct visitors of a side over whole days [a, b) are then the sum of the rows
+ * with a ≤ day < b and prev < a: each visitor's first visit in the range, once.
+ *
+ * Adding a visit day d to a (page, visitor, side) whose other days are known inserts d into that
+ * sorted list: d's row gets prev = its predecessor p, and the successor q (a late event) moves
+ * from prev p to prev d. Those changes are summed into signed count deltas, so the tables stay
+ * exact whatever order views arrive in; a day already holding the class changes nothing, so
+ * sending a batch again (after an insert whose answer was lost) adds nothing.
+ *
+ * `visit_days` keeps, per (page, visitor, day) and side, the previous and the next visit day of
+ * that side, for the clipped edge days of a range (page-query.ts). Inserting d between p and q
+ * raises q's previous day to d and lowers p's next day to d: rows only ever raise a previous day
+ * and lower a next day, so the true values are the element-wise max and min over a day's rows.
+ */
+
+/** A visit pair: page and visitor (its two UInt64 halves, in decimal). */
+export interface PairKey {
+  page: string;
+  hi: string;
+  lo: string;
+}
+
+/** `hi:lo:page` (hi and lo are digits, so the first two colons split it). */
+export function pairId(pair: PairKey): string {
+  return `${pair.hi}:${pair.lo}:${pair.page}`;
+}
+
+export function pairOf(id: string): PairKey {
+  const first = id.indexOf(':');
+  const second = id.indexOf(':', first + 1);
+  return { hi: id.slice(0, first), lo: id.slice(first + 1, second), page: id.slice(second + 1) };
+}
+
+/** Day → class mask, for one pair. */
+export type DayMasks = Map<number, number>;
+
+export interface VisitRow {
+  pair: string;
+  day: number;
+  /** The classes this batch adds to the pair's day (0: a row that only moves neighbours). */
+  mask: number;
+  /** Per side, the previous visit day (NEVER: none or unchanged) and the next (LATEST: same). */
+  prevs: number[];
+  nexts: number[];
+}
+
+export interface CountDelta {
+  page: string;
+  side: number;
+  day: number;
+  prev: number;
+  n: number;
+}
+
+export interface VisitDeltas {
+  visits: VisitRow[];
+  counts: CountDelta[];
+}
+
+/**
+ * The rows a batch adds: `known` is every stored day of the batch's pairs (and is updated in
+ * place, so a following batch of this process may build on it), `added` the batch's classes per
+ * pair and day.
+ */
+export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, DayMasks>): VisitDeltas {
+  const rows = new Map<string, VisitRow>();
+  const row = (pair: string, day: number): VisitRow => {
+    const key = `${day}|${pair}`;
+    let found = rows.get(key);
+    if (!found) {
+      found = {
+        pair,
+        day,
+        mask: 0,
+        prevs: SIDE_MASKS.map(() => NEVER),
+        nexts: SIDE_MASKS.map(() => LATEST),
+      };
+      rows.set(key, found);
+    }
+    return found;
+  };
+  const sums = new Map<string, CountDelta>();
+  const add = (page: string, side: number, day: number, prev: number, n: number) => {
+    const key = `${side}|${day}|${prev}|${page}`;
+    const found = sums.get(key);
+    if (found) found.n += n;
+    else sums.set(key, { page, side, day, prev, n });
+  };
+  for (const [pair, days] of added) {
+    let stored = known.get(pair);
+    if (!stored) {
+      stored = new Map();
+      known.set(pair, stored);
+    }
+    const page = pair.slice(pair.indexOf(':', pair.indexOf(':') + 1) + 1);
+    for (const day of [...days.keys()].sort((a, b) => a - b)) {
+      const before = stored.get(day) ?? 0;
+      const fresh = ((days.get(day) ?? 0) & ~before) >>> 0;
+      if (fresh === 0) continue;
+      const own = row(pair, day);
+      own.mask = (own.mask | fresh) >>> 0;
+      for (let side = 0; side < SIDE_MASKS.length; side++) {
+        const sideMask = SIDE_MASKS[side] as number;
+        if ((fresh & sideMask) === 0 || (before & sideMask) !== 0) continue;
+        // Neighbours of `day` in this side's list of days.
+        let prev = NEVER;
+        let next: number | null = null;
+        for (const [other, mask] of stored) {
+          if ((mask & sideMask) === 0 || other === day) continue;
+          if (other < day && other > prev) prev = other;
+          if (other > day && (next === null || other < next)) next = other;
+        }
+        add(page, side, day, prev, 1);
+        own.prevs[side] = Math.max(own.prevs[side] as number, prev);
+        own.nexts[side] = Math.min(own.nexts[side] as number, next ?? LATEST);
+        if (next !== null) {
+          add(page, side, next, prev, -1);
+          add(page, side, next, day, 1);
+          const after = row(pair, next);
+          after.prevs[side] = Math.max(after.prevs[side] as number, day);
+        }
+        if (prev !== NEVER) {
+          const before = row(pair, prev);
+          before.nexts[side] = Math.min(before.nexts[side] as number, day);
+        }
+      }
+      stored.set(day, (before | fresh) >>> 0);
+    }
+  }
+  return { visits: [...rows.values()], counts: [...sums.values()].filter((d) => d.n !== 0) };
+}
