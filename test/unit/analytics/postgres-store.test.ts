@@ -20,6 +20,7 @@ const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
 const APPENDER = fileURLToPath(new URL('../../fixtures/analytics-append-process.ts', import.meta.url));
+const NO_PURPOSES = { aiAssistant: 0, aiSearch: 0, aiTraining: 0, aiOther: 0 };
 const keyOf = (id: string) => createHash('sha256').update(id).digest().toString('latin1');
 
 describe('PostgreSQL analytics store', () => {
@@ -94,11 +95,18 @@ describe('PostgreSQL analytics store', () => {
     await writer.ingest('prj', [
       { timestamp: '2025-03-04T10:00:00Z', path: '/guide', userAgent: CHROME, visitorId: 'now' },
     ]);
-    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({ human: 3, ai: 0, total: 3 });
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({
+      human: 3,
+      ai: 0,
+      total: 3,
+      ...NO_PURPOSES,
+    });
 
     expect(await writer.reclassify('prj')).toEqual({ examined: 3, changed: 2 });
 
-    const expected = { human: 2, ai: 1, total: 3 };
+    // GPTBot is a training crawler (left out of ai by default), curl fetching Markdown an assistant.
+    const purposes = { ...NO_PURPOSES, aiAssistant: 1, aiTraining: 1 };
+    const expected = { human: 2, ai: 1, total: 3, ...purposes };
     expect((await reader.pages('prj', 'visitors', all)).totals).toEqual(expected);
     const agents = (await reader.breakdown('prj', { range: all.range })).agents;
     expect(agents).toContainEqual({ agent: 'GPTBot', category: 'ai_crawler', visitors: 1, views: 1 });
@@ -111,7 +119,12 @@ describe('PostgreSQL analytics store', () => {
     ]);
     // Counted as AI when the project says so: the first-visit table was rebuilt with the crawler.
     await reader.updateSettings('prj', { countAiCrawlersAsAi: true });
-    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({ human: 2, ai: 2, total: 4 });
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({
+      human: 2,
+      ai: 2,
+      total: 4,
+      ...purposes,
+    });
     expect(await writer.reclassify('prj')).toEqual({ examined: 0, changed: 0 });
   });
 
@@ -131,7 +144,7 @@ describe('PostgreSQL analytics store', () => {
     await cli.deleteProject('doomed');
     for (const s of [server, cli]) {
       expect(await s.pages('doomed', 'views', all)).toEqual({
-        totals: { human: 0, ai: 0, total: 0 },
+        totals: { human: 0, ai: 0, total: 0, ...NO_PURPOSES },
         rows: [],
         hasMore: false,
       });

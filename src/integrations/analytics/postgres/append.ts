@@ -33,6 +33,7 @@ interface Row {
   referrer: number | null;
   status: number | null;
   classifier: number;
+  verified: boolean;
   key: string | null;
 }
 
@@ -149,6 +150,7 @@ async function resolve(
         referrer: e.referrer === null ? null : (referrers[r++] as number),
         status: e.status,
         classifier: e.classifierVersion,
+        verified: e.verified,
         key: e.eventKey === null ? null : eventKey(e.eventKey),
       };
     }),
@@ -167,9 +169,10 @@ async function insertViews(client: pg.PoolClient, project: number, rows: Row[]):
   if (rows.length === 0) return new Set();
   const result = await client.query<{ day: number; event_key: string }>(
     `insert into analytics_views
-       (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier, event_key)
+       (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier, event_key,
+        verified)
      select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int2[], $7::int2[], $8::int2[],
-                              $9::int4[], $10::int4[], $11::int4[], $12::int2[], $13::int4[], $14::int8[])
+                              $9::int4[], $10::int4[], $11::int4[], $12::int2[], $13::int4[], $14::int8[], $15::bool[])
      on conflict do nothing
      returning case when event_key is not null then day end as day, event_key`,
     [
@@ -187,6 +190,7 @@ async function insertViews(client: pg.PoolClient, project: number, rows: Row[]):
       rows.map((r) => r.status),
       rows.map((r) => r.classifier),
       rows.map((r) => r.key),
+      rows.map((r) => r.verified),
     ],
   );
   const stored = new Set<string>();

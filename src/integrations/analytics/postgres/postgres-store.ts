@@ -4,6 +4,7 @@ import type {
   AppendResult,
   Breakdown,
   BreakdownQuery,
+  Counts,
   PageQuery,
   PageReport,
   PreparedEvent,
@@ -54,6 +55,16 @@ export async function openPostgresAnalyticsStore(
   }
   return new PostgresAnalyticsStore(pool, options);
 }
+
+const NO_COUNTS: Counts = {
+  human: 0,
+  ai: 0,
+  total: 0,
+  aiAssistant: 0,
+  aiSearch: 0,
+  aiTraining: 0,
+  aiOther: 0,
+};
 
 /** Appends in flight at once: one in the database while the next is prepared. */
 const FLUSH_LANES = 2;
@@ -110,8 +121,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   async pages(projectId: string, query: PageQuery): Promise<PageReport> {
     const project = await this.projects.numberOf(this.pool, projectId, false);
     const span = project === null ? null : await resolveSpan(this.pool, project, query.range);
-    if (project === null || span === null)
-      return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
+    if (project === null || span === null) return { totals: { ...NO_COUNTS }, rows: [], hasMore: false };
     const { totals, rows } = await countPages(this.pool, this.dictionaries.paths, project, span, query);
     return {
       totals,
@@ -130,6 +140,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
       span,
       query.interval,
       query.countAiCrawlersAsAi,
+      query.verifiedOnly,
       this.options.maxSeriesBuckets ?? 10_000,
     );
   }
@@ -137,7 +148,14 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   async breakdown(projectId: string, query: BreakdownQuery): Promise<Breakdown> {
     const project = await this.projects.numberOf(this.pool, projectId, false);
     const span = project === null ? null : await resolveSpan(this.pool, project, query.range);
-    return breakdown(this.pool, this.dictionaries.agents, project ?? 0, span, query.operatorOf);
+    return breakdown(
+      this.pool,
+      this.dictionaries.agents,
+      project ?? 0,
+      span,
+      query.operatorOf,
+      query.verifiedOnly,
+    );
   }
 
   async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {

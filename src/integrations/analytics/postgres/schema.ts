@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { CREATE_VISIT_TABLES_SQL, countsFromVisitsSql, rebuildVisitsSql } from './visit-tables.ts';
 
 /**
  * The PostgreSQL analytics store's own migration ladder, numbered and recorded in its own
@@ -107,6 +108,23 @@ export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string
       insert into analytics_visit_counts (project, day, path, mask, last_h, last_a, last_c, n)
         select project, day, path, mask, last_h, last_a, last_c, count(*) from analytics_visits
          group by project, day, path, mask, last_h, last_a, last_c;
+    `,
+  },
+  {
+    version: 3,
+    name: 'verified views; first visits per class with times of day',
+    sql: `
+      -- Existing views were never checked against published ranges: claimed (false).
+      alter table analytics_views add column verified boolean not null default false;
+      drop table analytics_visit_counts;
+      drop table analytics_visits;
+      drop function analytics_visits_added();
+      drop function analytics_visits_removed();
+      ${CREATE_VISIT_TABLES_SQL}
+      set local analytics.counts = 'off';
+      ${rebuildVisitsSql(true)};
+      ${countsFromVisitsSql(true)};
+      set local analytics.counts = 'on';
     `,
   },
 ];
