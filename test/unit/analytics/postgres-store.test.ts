@@ -9,7 +9,7 @@ import {
   openPostgresAnalyticsStore,
   type PostgresAnalyticsStore,
 } from '../../../src/integrations/analytics/postgres/postgres-store.ts';
-import { lockProject } from '../../../src/integrations/analytics/postgres/schema.ts';
+import { ANALYTICS_MIGRATIONS, lockProject } from '../../../src/integrations/analytics/postgres/schema.ts';
 import { CRASH_BATCH_SIZE, crashTestBatch } from '../../fixtures/analytics-batches.ts';
 import { dropSchema, MemoryAnalyticsMetadata } from '../../helpers/analytics-backends.ts';
 import { startChild } from '../../helpers/processes.ts';
@@ -155,6 +155,57 @@ describe('PostgreSQL analytics store', () => {
     // The same ids may be sent again after a deletion: they are new views now.
     expect(await server.ingest('doomed', [view(1, 'a')])).toMatchObject({ accepted: 1, duplicates: 0 });
     expect((await cli.pages('doomed', 'views', all)).totals.total).toBe(1);
+  });
+
+  it('keeps the views stored before schema version 3: claimed, and counted by the rebuilt first-visit rows', async () => {
+    fresh();
+    const client = new pg.Client({ connectionString: testPostgresUrl });
+    await client.connect();
+    try {
+      // Schema version 2 as an older release left it, with a human visitor on two days and an
+      // assistant on one.
+      await client.query(`create schema ${schema}; set search_path = ${schema}`);
+      await client.query(
+        'create table analytics_schema_migrations (version int4 primary key, name text not null, applied_at timestamptz not null default now())',
+      );
+      for (const m of ANALYTICS_MIGRATIONS.filter((m) => m.version <= 2)) {
+        await client.query(m.sql);
+        await client.query('insert into analytics_schema_migrations (version, name) values ($1, $2)', [
+          m.version,
+          m.name,
+        ]);
+      }
+      await client.query(`insert into analytics_projects (project_id) values ('old')`);
+      for (const [table, value] of [
+        ['analytics_paths', '/guide'],
+        ['analytics_agents', 'ChatGPT-User'],
+        ['analytics_user_agents', 'ChatGPT-User/1.0'],
+      ]) {
+        await client.query(`insert into ${table} (hash, value) values ('\\x00', $1)`, [value]);
+      }
+      const day = Date.parse('2025-03-01') / 86_400_000;
+      await client.query(
+        `insert into analytics_views (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, classifier)
+         values (1, $1, 1000, 1, '\\x01', 0, 0, 0, 1, 1, 1), (1, $1 + 1, 1000, 1, '\\x01', 0, 0, 0, 1, 1, 1),
+                (1, $1 + 1, 5000, 1, '\\x02', 1, 1, 0, 1, 1, 1)`,
+        [day],
+      );
+    } finally {
+      await client.end();
+    }
+    const store = await open();
+    const query = { ...all, measure: 'visitors' as const, countAiCrawlersAsAi: false };
+    const report = await store.pages('old', { ...query, verifiedOnly: false });
+    expect(report.totals).toEqual({ human: 1, ai: 1, total: 2, ...NO_PURPOSES, aiAssistant: 1 });
+    expect(report.rows).toEqual([{ path: '/guide', ...report.totals }]);
+    // Stored before verification existed: claimed, so a verified-only export leaves the AI out.
+    expect((await store.pages('old', { ...query, verifiedOnly: true })).totals).toEqual({
+      human: 1,
+      ai: 0,
+      total: 1,
+      ...NO_PURPOSES,
+    });
+    expect((await store.scan('old', null, 10)).views.map((v) => v.verified)).toEqual([false, false, false]);
   });
 
   it('stores each event key once under concurrent appends from several connections', async () => {

@@ -2,9 +2,8 @@ import type pg from 'pg';
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import { type AppendResult, EVENT_FLAGS_MASK, type PreparedEvent } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
-import { recordVisits } from './record-visits.ts';
 import { lockProject } from './schema.ts';
-import { DAY_MS } from './visits.ts';
+import { classBits, DAY_MS } from './visits.ts';
 
 export interface AppendDictionaries {
   paths: Dictionary;
@@ -38,9 +37,10 @@ interface Row {
 }
 
 /**
- * Appends the requests' views in one transaction (committed when the promise resolves) and
- * keeps the first-visit table in step. Appends to a project are serialised across processes
- * by an advisory lock, so the duplicate check and the previous visits see every committed view.
+ * Appends the requests' views in one transaction (committed when the promise resolves), and
+ * their counted ones to analytics_pending, which a fold (record-visits.ts) moves into the
+ * first-visit table later, in bulk. Appends to a project are serialised across processes by an
+ * advisory lock (reclassification and deletion take it too).
  */
 export async function appendViews(
   pool: pg.Pool,
@@ -95,7 +95,7 @@ export async function appendViews(
         }
         results[i] = { accepted: kept, duplicates };
       }
-      await recordVisits(client, project, accepted);
+      await addPending(client, project, accepted);
     }
     await client.query('commit');
     return results;
@@ -196,4 +196,25 @@ async function insertViews(client: pg.PoolClient, project: number, rows: Row[]):
   const stored = new Set<string>();
   for (const r of result.rows) if (r.event_key !== null) stored.add(`${r.day}|${r.event_key}`);
   return stored;
+}
+
+/** The counted views, for the next fold into the first-visit table (record-visits.ts). */
+async function addPending(client: pg.PoolClient, project: number, rows: readonly Row[]): Promise<void> {
+  const counted = rows.flatMap((r) => {
+    const bits = classBits(r.category, r.purpose, r.verified);
+    return bits === 0 ? [] : [{ r, bits }];
+  });
+  if (counted.length === 0) return;
+  await client.query(
+    `insert into analytics_pending (project, day, ms, path, visitor, bits)
+     select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int4[])`,
+    [
+      project,
+      counted.map((c) => c.r.day),
+      counted.map((c) => c.r.ms),
+      counted.map((c) => c.r.path),
+      counted.map((c) => c.r.visitor),
+      counted.map((c) => c.bits),
+    ],
+  );
 }

@@ -21,8 +21,9 @@ import { Dictionary, ProjectNumbers } from './dictionaries.ts';
 import { countPages } from './page-query.ts';
 import { resolveSpan } from './range.ts';
 import { reclassifyViews } from './reclassify.ts';
+import { foldPending } from './record-visits.ts';
 import { countProjectViews, scanViews } from './scan.ts';
-import { lockProject, migrateAnalytics } from './schema.ts';
+import { lockProject, lockVisits, migrateAnalytics } from './schema.ts';
 import { timeSeries } from './series-query.ts';
 
 export interface PostgresAnalyticsOptions {
@@ -66,6 +67,14 @@ const NO_COUNTS: Counts = {
   aiOther: 0,
 };
 
+/**
+ * A process folds a project's pending views into the first-visit table in the background once
+ * it has appended this many, or once appends pause for FOLD_IDLE_MS; a visitors export folds
+ * whatever is left before counting.
+ */
+const FOLD_EVERY = 50_000;
+const FOLD_IDLE_MS = 1_000;
+
 /** Appends in flight at once: one in the database while the next is prepared. */
 const FLUSH_LANES = 2;
 
@@ -98,6 +107,10 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   /** Flush loops running: a second prepares its batch while the first is in the database. */
   private readonly lanes = new Set<Promise<void>>();
   private closed = false;
+  /** Views this process appended and has not folded, per project number. */
+  private readonly unfolded = new Map<number, number>();
+  private folding: Promise<void> | null = null;
+  private foldTimer: NodeJS.Timeout | null = null;
 
   constructor(pool: pg.Pool, options: PostgresAnalyticsOptions) {
     this.pool = pool;
@@ -122,6 +135,10 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
     const project = await this.projects.numberOf(this.pool, projectId, false);
     const span = project === null ? null : await resolveSpan(this.pool, project, query.range);
     if (project === null || span === null) return { totals: { ...NO_COUNTS }, rows: [], hasMore: false };
+    // Visitors are counted from the first-visit table: every acknowledged view must be in it.
+    if (query.measure === 'visitors' && (await hasPending(this.pool, project))) {
+      await foldPending(this.pool, project, true);
+    }
     const { totals, rows } = await countPages(this.pool, this.dictionaries.paths, project, span, query);
     return {
       totals,
@@ -182,7 +199,9 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
     try {
       await client.query('begin');
       await lockProject(client, project);
+      await lockVisits(client, project, true);
       await client.query(`select set_config('analytics.counts', 'off', true)`);
+      await client.query('delete from analytics_pending where project = $1', [project]);
       await client.query('delete from analytics_views where project = $1', [project]);
       await client.query('delete from analytics_visits where project = $1', [project]);
       await client.query('delete from analytics_visit_counts where project = $1', [project]);
@@ -199,6 +218,9 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
     if (this.closed) return;
     this.closed = true;
     while (this.lanes.size > 0) await Promise.all(this.lanes);
+    if (this.foldTimer) clearTimeout(this.foldTimer);
+    // What is still pending stays in analytics_pending: the next export folds it.
+    await this.folding;
     await this.pool.end();
   }
 
@@ -215,11 +237,45 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
         }
         const results = await appendViews(this.pool, this.dictionaries, requests);
         requests.forEach((r, i) => {
-          r.resolve(results[i] as AppendResult);
+          const result = results[i] as AppendResult;
+          r.resolve(result);
+          this.unfolded.set(r.project, (this.unfolded.get(r.project) ?? 0) + result.accepted);
         });
+        this.foldLater();
       } catch (error) {
         for (const item of batch) item.pending.reject(error);
       }
     }
   }
+
+  /** Folds in the background: at once past FOLD_EVERY views, else when appends pause. */
+  private foldLater(): void {
+    if (this.closed || this.folding) return;
+    const due = [...this.unfolded.values()].some((n) => n >= FOLD_EVERY);
+    if (this.foldTimer) clearTimeout(this.foldTimer);
+    this.foldTimer = setTimeout(() => this.startFolding(due ? FOLD_EVERY : 1), due ? 0 : FOLD_IDLE_MS);
+    this.foldTimer.unref();
+  }
+
+  private startFolding(atLeast: number): void {
+    this.foldTimer = null;
+    if (this.closed || this.folding) return;
+    this.folding = (async () => {
+      for (const [project, n] of this.unfolded) {
+        if (n < atLeast) continue;
+        this.unfolded.delete(project);
+        // Another process folding the project takes these views too (or a query will).
+        await foldPending(this.pool, project, false).catch(() => {});
+      }
+    })().finally(() => {
+      this.folding = null;
+      if ([...this.unfolded.values()].some((n) => n > 0)) this.foldLater();
+    });
+  }
+}
+
+/** Whether the project has views not yet folded into the first-visit table. */
+async function hasPending(pool: pg.Pool, project: number): Promise<boolean> {
+  const result = await pool.query('select 1 from analytics_pending where project = $1 limit 1', [project]);
+  return result.rows.length > 0;
 }

@@ -2,14 +2,15 @@ import type pg from 'pg';
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { Reclassifier, ReclassifyResult } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
-import { lockProject } from './schema.ts';
+import { lockProject, lockVisits } from './schema.ts';
 import { countsFromVisitsSql, rebuildVisitsSql } from './visit-tables.ts';
 
 /**
  * Classifies again the project's views of an older classifier version: once per distinct
  * (user agent, fetch flags), then one update of the views, then the first-visit table is
  * rebuilt from the views (a category changes which class a visit counts in). One
- * transaction under the project's append lock: appends wait, readers see before or after.
+ * transaction under the project's append and fold locks: appends and folds wait, readers see
+ * before or after.
  */
 export async function reclassifyViews(
   pool: pg.Pool,
@@ -21,6 +22,7 @@ export async function reclassifyViews(
   try {
     await client.query('begin');
     await lockProject(client, project);
+    await lockVisits(client, project, true);
     const combos = await client.query<{ user_agent: number; flags: number }>(
       `select distinct user_agent, flags from analytics_views where project = $1 and classifier < $2`,
       [project, classifier.version],
@@ -82,6 +84,8 @@ export async function rebuildVisits(client: Pick<pg.PoolClient, 'query'>, projec
   await client.query(`select set_config('analytics.counts', 'off', true)`);
   await client.query('delete from analytics_visits where project = $1', [project]);
   await client.query('delete from analytics_visit_counts where project = $1', [project]);
+  // Every view is folded in by the rebuild, with its new class (appends wait for the lock).
+  await client.query('delete from analytics_pending where project = $1', [project]);
   await client.query(rebuildVisitsSql(false), [project]);
   await client.query(countsFromVisitsSql(false), [project]);
   await client.query(`select set_config('analytics.counts', 'on', true)`);

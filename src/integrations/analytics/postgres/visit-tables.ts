@@ -60,8 +60,9 @@ export const CREATE_VISIT_TABLES_SQL = `
     ${[...F, ...T].map((c) => `${c} int4`).join(', ')},
     primary key (project, path, visitor, day)
   ) with (fillfactor = 90);
-  -- The rows of one day (the clipped edges): rows arrive roughly in time order.
-  create index analytics_visits_day on analytics_visits using brin (project, day) with (pages_per_range = 16);
+  -- The rows of one day (the clipped edges). A btree, not BRIN: rows of several days arrive
+  -- together (parallel imports, late events), and folds insert a day's rows side by side.
+  create index analytics_visits_day on analytics_visits (project, day);
   -- analytics_visits rolled up: how many rows have each (day, page, mask, day of each p).
   -- Whole days are counted from here, a few rows per (page, day) rather than one per visitor.
   -- Kept by statement triggers over the transition tables (set-based, in the same transaction);
