@@ -126,11 +126,13 @@ export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string
       ${countsFromVisitsSql(true)};
       set local analytics.counts = 'on';
       -- Views appended but not yet folded into analytics_visits (see record-visits.ts): their
-      -- class bits (visits.ts). Unindexed: a fold takes all of a project's rows at once.
+      -- class bits (visits.ts). A fold takes all of a project's rows at once; the index finds
+      -- them (and tells a query whether any wait) without reading the others' or dead rows.
       create table analytics_pending (
         project int4 not null, day int4 not null, ms int4 not null, path int4 not null,
         visitor bytea not null, bits int4 not null
       );
+      create index analytics_pending_project on analytics_pending (project);
     `,
   },
 ];
