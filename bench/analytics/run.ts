@@ -283,7 +283,13 @@ async function visitors(
     headers: { authorization: `Bearer ${key}` },
   });
   if (res.status !== 200) throw new Error(`visitors answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as VisitorsReport;
+  // The baselines count human, ai and total only: the purpose split is left out of the comparison.
+  const report = (await res.json()) as VisitorsReport;
+  const pick = ({ human, ai, total }: VisitorsReport['totals']) => ({ human, ai, total });
+  return {
+    totals: pick(report.totals),
+    visitors: report.visitors.map((row) => ({ path: row.path, ...pick(row) })),
+  };
 }
 
 function buildBodies(count: number, batch: number): string[] {

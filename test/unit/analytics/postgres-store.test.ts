@@ -9,7 +9,7 @@ import {
   openPostgresAnalyticsStore,
   type PostgresAnalyticsStore,
 } from '../../../src/integrations/analytics/postgres/postgres-store.ts';
-import { lockProject } from '../../../src/integrations/analytics/postgres/schema.ts';
+import { ANALYTICS_MIGRATIONS, lockProject } from '../../../src/integrations/analytics/postgres/schema.ts';
 import { CRASH_BATCH_SIZE, crashTestBatch } from '../../fixtures/analytics-batches.ts';
 import { dropSchema, MemoryAnalyticsMetadata } from '../../helpers/analytics-backends.ts';
 import { startChild } from '../../helpers/processes.ts';
@@ -20,6 +20,7 @@ const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
 const APPENDER = fileURLToPath(new URL('../../fixtures/analytics-append-process.ts', import.meta.url));
+const NO_PURPOSES = { aiAssistant: 0, aiSearch: 0, aiTraining: 0, aiOther: 0 };
 const keyOf = (id: string) => createHash('sha256').update(id).digest().toString('latin1');
 
 describe('PostgreSQL analytics store', () => {
@@ -94,11 +95,18 @@ describe('PostgreSQL analytics store', () => {
     await writer.ingest('prj', [
       { timestamp: '2025-03-04T10:00:00Z', path: '/guide', userAgent: CHROME, visitorId: 'now' },
     ]);
-    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({ human: 3, ai: 0, total: 3 });
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({
+      human: 3,
+      ai: 0,
+      total: 3,
+      ...NO_PURPOSES,
+    });
 
     expect(await writer.reclassify('prj')).toEqual({ examined: 3, changed: 2 });
 
-    const expected = { human: 2, ai: 1, total: 3 };
+    // GPTBot is a training crawler (left out of ai by default), curl fetching Markdown an assistant.
+    const purposes = { ...NO_PURPOSES, aiAssistant: 1, aiTraining: 1 };
+    const expected = { human: 2, ai: 1, total: 3, ...purposes };
     expect((await reader.pages('prj', 'visitors', all)).totals).toEqual(expected);
     const agents = (await reader.breakdown('prj', { range: all.range })).agents;
     expect(agents).toContainEqual({ agent: 'GPTBot', category: 'ai_crawler', visitors: 1, views: 1 });
@@ -111,7 +119,12 @@ describe('PostgreSQL analytics store', () => {
     ]);
     // Counted as AI when the project says so: the first-visit table was rebuilt with the crawler.
     await reader.updateSettings('prj', { countAiCrawlersAsAi: true });
-    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({ human: 2, ai: 2, total: 4 });
+    expect((await reader.pages('prj', 'visitors', all)).totals).toEqual({
+      human: 2,
+      ai: 2,
+      total: 4,
+      ...purposes,
+    });
     expect(await writer.reclassify('prj')).toEqual({ examined: 0, changed: 0 });
   });
 
@@ -131,7 +144,7 @@ describe('PostgreSQL analytics store', () => {
     await cli.deleteProject('doomed');
     for (const s of [server, cli]) {
       expect(await s.pages('doomed', 'views', all)).toEqual({
-        totals: { human: 0, ai: 0, total: 0 },
+        totals: { human: 0, ai: 0, total: 0, ...NO_PURPOSES },
         rows: [],
         hasMore: false,
       });
@@ -142,6 +155,57 @@ describe('PostgreSQL analytics store', () => {
     // The same ids may be sent again after a deletion: they are new views now.
     expect(await server.ingest('doomed', [view(1, 'a')])).toMatchObject({ accepted: 1, duplicates: 0 });
     expect((await cli.pages('doomed', 'views', all)).totals.total).toBe(1);
+  });
+
+  it('keeps the views stored before schema version 3: claimed, and counted by the rebuilt first-visit rows', async () => {
+    fresh();
+    const client = new pg.Client({ connectionString: testPostgresUrl });
+    await client.connect();
+    try {
+      // Schema version 2 as an older release left it, with a human visitor on two days and an
+      // assistant on one.
+      await client.query(`create schema ${schema}; set search_path = ${schema}`);
+      await client.query(
+        'create table analytics_schema_migrations (version int4 primary key, name text not null, applied_at timestamptz not null default now())',
+      );
+      for (const m of ANALYTICS_MIGRATIONS.filter((m) => m.version <= 2)) {
+        await client.query(m.sql);
+        await client.query('insert into analytics_schema_migrations (version, name) values ($1, $2)', [
+          m.version,
+          m.name,
+        ]);
+      }
+      await client.query(`insert into analytics_projects (project_id) values ('old')`);
+      for (const [table, value] of [
+        ['analytics_paths', '/guide'],
+        ['analytics_agents', 'ChatGPT-User'],
+        ['analytics_user_agents', 'ChatGPT-User/1.0'],
+      ]) {
+        await client.query(`insert into ${table} (hash, value) values ('\\x00', $1)`, [value]);
+      }
+      const day = Date.parse('2025-03-01') / 86_400_000;
+      await client.query(
+        `insert into analytics_views (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, classifier)
+         values (1, $1, 1000, 1, '\\x01', 0, 0, 0, 1, 1, 1), (1, $1 + 1, 1000, 1, '\\x01', 0, 0, 0, 1, 1, 1),
+                (1, $1 + 1, 5000, 1, '\\x02', 1, 1, 0, 1, 1, 1)`,
+        [day],
+      );
+    } finally {
+      await client.end();
+    }
+    const store = await open();
+    const query = { ...all, measure: 'visitors' as const, countAiCrawlersAsAi: false };
+    const report = await store.pages('old', { ...query, verifiedOnly: false });
+    expect(report.totals).toEqual({ human: 1, ai: 1, total: 2, ...NO_PURPOSES, aiAssistant: 1 });
+    expect(report.rows).toEqual([{ path: '/guide', ...report.totals }]);
+    // Stored before verification existed: claimed, so a verified-only export leaves the AI out.
+    expect((await store.pages('old', { ...query, verifiedOnly: true })).totals).toEqual({
+      human: 1,
+      ai: 0,
+      total: 1,
+      ...NO_PURPOSES,
+    });
+    expect((await store.scan('old', null, 10)).views.map((v) => v.verified)).toEqual([false, false, false]);
   });
 
   it('stores each event key once under concurrent appends from several connections', async () => {

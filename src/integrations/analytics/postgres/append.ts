@@ -2,9 +2,8 @@ import type pg from 'pg';
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import { type AppendResult, EVENT_FLAGS_MASK, type PreparedEvent } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
-import { recordVisits } from './record-visits.ts';
 import { lockProject } from './schema.ts';
-import { DAY_MS } from './visits.ts';
+import { classBits, DAY_MS } from './visits.ts';
 
 export interface AppendDictionaries {
   paths: Dictionary;
@@ -33,13 +32,15 @@ interface Row {
   referrer: number | null;
   status: number | null;
   classifier: number;
+  verified: boolean;
   key: string | null;
 }
 
 /**
- * Appends the requests' views in one transaction (committed when the promise resolves) and
- * keeps the first-visit table in step. Appends to a project are serialised across processes
- * by an advisory lock, so the duplicate check and the previous visits see every committed view.
+ * Appends the requests' views in one transaction (committed when the promise resolves), and
+ * their counted ones to analytics_pending, which a fold (record-visits.ts) moves into the
+ * first-visit table later, in bulk. Appends to a project are serialised across processes by an
+ * advisory lock (reclassification and deletion take it too).
  */
 export async function appendViews(
   pool: pg.Pool,
@@ -94,7 +95,7 @@ export async function appendViews(
         }
         results[i] = { accepted: kept, duplicates };
       }
-      await recordVisits(client, project, accepted);
+      await addPending(client, project, accepted);
     }
     await client.query('commit');
     return results;
@@ -149,6 +150,7 @@ async function resolve(
         referrer: e.referrer === null ? null : (referrers[r++] as number),
         status: e.status,
         classifier: e.classifierVersion,
+        verified: e.verified,
         key: e.eventKey === null ? null : eventKey(e.eventKey),
       };
     }),
@@ -167,9 +169,10 @@ async function insertViews(client: pg.PoolClient, project: number, rows: Row[]):
   if (rows.length === 0) return new Set();
   const result = await client.query<{ day: number; event_key: string }>(
     `insert into analytics_views
-       (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier, event_key)
+       (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier, event_key,
+        verified)
      select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int2[], $7::int2[], $8::int2[],
-                              $9::int4[], $10::int4[], $11::int4[], $12::int2[], $13::int4[], $14::int8[])
+                              $9::int4[], $10::int4[], $11::int4[], $12::int2[], $13::int4[], $14::int8[], $15::bool[])
      on conflict do nothing
      returning case when event_key is not null then day end as day, event_key`,
     [
@@ -187,9 +190,31 @@ async function insertViews(client: pg.PoolClient, project: number, rows: Row[]):
       rows.map((r) => r.status),
       rows.map((r) => r.classifier),
       rows.map((r) => r.key),
+      rows.map((r) => r.verified),
     ],
   );
   const stored = new Set<string>();
   for (const r of result.rows) if (r.event_key !== null) stored.add(`${r.day}|${r.event_key}`);
   return stored;
+}
+
+/** The counted views, for the next fold into the first-visit table (record-visits.ts). */
+async function addPending(client: pg.PoolClient, project: number, rows: readonly Row[]): Promise<void> {
+  const counted = rows.flatMap((r) => {
+    const bits = classBits(r.category, r.purpose, r.verified);
+    return bits === 0 ? [] : [{ r, bits }];
+  });
+  if (counted.length === 0) return;
+  await client.query(
+    `insert into analytics_pending (project, day, ms, path, visitor, bits)
+     select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int4[])`,
+    [
+      project,
+      counted.map((c) => c.r.day),
+      counted.map((c) => c.r.ms),
+      counted.map((c) => c.r.path),
+      counted.map((c) => c.r.visitor),
+      counted.map((c) => c.bits),
+    ],
+  );
 }

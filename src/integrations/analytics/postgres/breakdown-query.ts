@@ -6,13 +6,17 @@ import { rawRange, type Span } from './range.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
-/** Distinct visitors and views per category, and per (agent, category), over raw views. */
+/**
+ * Distinct visitors and views per category, and per (agent, category), over raw views; under
+ * `verifiedOnly` unverified agents are bots and the operators count verified views only.
+ */
 export async function breakdown(
   db: Queryable,
   agentNames: Dictionary,
   project: number,
   span: Span | null,
   operatorOf: OperatorOf,
+  verifiedOnly: boolean,
 ): Promise<Breakdown> {
   if (span === null) {
     return {
@@ -22,10 +26,14 @@ export async function breakdown(
     };
   }
   const range = rawRange(span.from, span.to, 2);
+  // Under verifiedOnly an unverified ai, ai_crawler or search view counts as a bot (4).
+  const counted = verifiedOnly
+    ? 'case when not v.verified and v.category in (1, 2, 3) then 4 else v.category end'
+    : 'v.category';
   const result = await db.query<{ agent: number | null; category: number; visitors: number; views: number }>(
     `select v.agent, v.category, count(distinct v.visitor)::int4 as visitors, count(*)::int4 as views
-       from analytics_views v
-      where v.project = $1 and ${range.sql}
+       from (select v.agent, v.visitor, ${counted} as category
+               from analytics_views v where v.project = $1 and ${range.sql}) v
       group by grouping sets ((v.category), (v.agent, v.category))`,
     [project, ...range.values],
   );
@@ -60,7 +68,7 @@ export async function breakdown(
       `select m.operator, count(distinct v.visitor)::int4 as visitors, count(*)::int4 as views
          from analytics_views v
          join unnest($2::int4[], $3::text[]) as m(agent, operator) on m.agent = v.agent
-        where v.project = $1 and ${rawRange(span.from, span.to, 4).sql}
+        where v.project = $1 and ${rawRange(span.from, span.to, 4).sql} ${verifiedOnly ? 'and v.verified' : ''}
         group by m.operator`,
       [
         project,

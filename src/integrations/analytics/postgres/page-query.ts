@@ -2,31 +2,29 @@ import type pg from 'pg';
 import type { Counts, PageQuery, PageRow } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
 import { rawRange, type Span } from './range.ts';
+import { classBitsSql, columnsOf, DAY_MS, NEVER_MS, over, SIDE_NAMES, type Sides, sides } from './visits.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
-/** Which classes (mask bits: 1 human, 2 ai, 4 ai_crawler) each side of the export counts. */
-export function sides(countAiCrawlersAsAi: boolean): { human: number; ai: number; total: number } {
-  const ai = countAiCrawlersAsAi ? 6 : 2;
-  return { human: 1, ai, total: 1 | ai };
+/** A page's (path 0: the totals') count per side, in SIDE_NAMES order as s0..s6. */
+type Counted = { path: number } & Record<`s${number}`, number>;
+
+const sideColumns = SIDE_NAMES.map((_, k) => `s${k}`);
+
+/** One aggregate per side, each over the rows meeting `test(side's bits)`. */
+function perSide(s: Sides, aggregate: (bits: number) => string, sign = ''): string {
+  return SIDE_NAMES.map((name, k) => `${sign}${aggregate(s[name])}::int4 as s${k}`).join(', ');
 }
 
-/** The latest earlier visit of any class in `mask`, as SQL over analytics_visits `alias`. */
-function previous(alias: string, mask: number): string {
-  const columns = [
-    mask & 1 ? `${alias}.last_h` : null,
-    mask & 2 ? `${alias}.last_a` : null,
-    mask & 4 ? `${alias}.last_c` : null,
-  ].filter((c) => c !== null);
-  return columns.length === 1 ? (columns[0] as string) : `greatest(${columns.join(', ')})`;
+function toCounts(c: Counted): Counts {
+  const counts = {} as Counts;
+  SIDE_NAMES.forEach((name, k) => {
+    counts[name] = c[`s${k}`] ?? 0;
+  });
+  return counts;
 }
 
-interface Counted {
-  path: number;
-  h: number;
-  a: number;
-  t: number;
-}
+const ZERO: Counted = { path: 0, s0: 0, s1: 0, s2: 0, s3: 0, s4: 0, s5: 0, s6: 0 };
 
 /** Every page's counts (path 0: the totals), exact; rows with nothing counted are left out. */
 export async function countPages(
@@ -34,145 +32,129 @@ export async function countPages(
   paths: Dictionary,
   project: number,
   span: Span,
-  query: Pick<PageQuery, 'measure' | 'countAiCrawlersAsAi'>,
+  query: Pick<PageQuery, 'measure' | 'countAiCrawlersAsAi' | 'verifiedOnly'>,
 ): Promise<{ totals: Counts; rows: PageRow[] }> {
+  const s = sides(query.countAiCrawlersAsAi, query.verifiedOnly);
+  const clippedBothEnds = span.firstMs > 0 && span.endMs > 0 && span.firstDay === span.endDay;
   const counted =
-    query.measure === 'views'
-      ? await countViews(db, project, span, query.countAiCrawlersAsAi)
-      : await countVisitors(db, project, span, query.countAiCrawlersAsAi);
-  let totals: Counts = { human: 0, ai: 0, total: 0 };
-  const pageRows = counted.filter((c) => {
-    if (c.path === 0) totals = { human: c.h, ai: c.a, total: c.t };
-    return c.path !== 0 && c.t > 0;
-  });
+    query.measure === 'views' || clippedBothEnds
+      ? await countRaw(db, project, span, s, query.measure)
+      : await countVisitors(db, project, span, s);
+  const totals = toCounts(counted.find((c) => c.path === 0) ?? ZERO);
+  const pageRows = counted.filter((c) => c.path !== 0 && (c.s2 ?? 0) > 0);
   const names = await paths.namesOf(
     db,
     pageRows.map((c) => c.path),
   );
-  const rows = pageRows.map((c) => ({ path: names.get(c.path) as string, human: c.h, ai: c.a, total: c.t }));
+  const rows = pageRows.map((c) => ({ path: names.get(c.path) as string, ...toCounts(c) }));
   // Code-unit order, as the other backends (not the database's collation).
   rows.sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { totals, rows };
 }
 
-async function countViews(db: Queryable, project: number, span: Span, crawlers: boolean): Promise<Counted[]> {
+/**
+ * Views per page, or distinct visitors over the raw views (for a range inside one day clipped
+ * at both ends, which the first-visit rows cannot split).
+ */
+async function countRaw(
+  db: Queryable,
+  project: number,
+  span: Span,
+  s: Sides,
+  measure: 'visitors' | 'views',
+): Promise<Counted[]> {
   const range = rawRange(span.from, span.to, 2);
-  const ai = crawlers ? 'v.category in (1, 2)' : 'v.category = 1';
+  const aggregate = (bits: number) =>
+    measure === 'views'
+      ? `count(*) filter (where b.bits & ${bits} <> 0)`
+      : `count(distinct b.visitor) filter (where b.bits & ${bits} <> 0)`;
   const result = await db.query<Counted>(
-    `select coalesce(v.path, 0) as path,
-            count(*) filter (where v.category = 0)::int4 as h,
-            count(*) filter (where ${ai})::int4 as a,
-            count(*) filter (where v.category = 0 or ${ai})::int4 as t
-       from analytics_views v
-      where v.project = $1 and ${range.sql}
-      group by rollup (v.path)`,
+    `select coalesce(b.path, 0) as path, ${perSide(s, aggregate)}
+       from (select v.path, v.visitor, ${classBitsSql('v')} as bits
+               from analytics_views v where v.project = $1 and ${range.sql}) b
+      where b.bits <> 0
+      group by rollup (b.path)`,
     [project, ...range.values],
   );
   return result.rows;
 }
 
 /**
- * Distinct visitors per page. Whole days come from the first-visit table (rolled up in
- * analytics_visit_counts): a (page, visitor, day) row counts iff its earlier visit of the
- * side's classes is before the range. A clipped
- * first day (L) and last day (R) are read from the raw views and joined in without double
- * counting: W rows whose previous visit is on L's day and whose pair is in L were counted
- * in L; an R pair counts iff its day's row has no earlier visit in W, nor in L.
+ * Distinct visitors per page from the first-visit rows, each counted at the pair's first visit
+ * in the range [from, to): W, the whole days, from the rolled-up counts (a row counts iff the
+ * side's latest earlier day is before W); L, a clipped first day, from its rows' last time of
+ * day per class, less the W rows whose previous visit of the side is in L (found from L's pairs);
+ * R, a clipped last day, from its rows' first time of day per class and their previous-visit
+ * times (before `from`: not seen in L or W).
  */
-async function countVisitors(
-  db: Queryable,
-  project: number,
-  span: Span,
-  crawlers: boolean,
-): Promise<Counted[]> {
+async function countVisitors(db: Queryable, project: number, span: Span, s: Sides): Promise<Counted[]> {
   const hasL = span.firstMs > 0;
   const hasR = span.endMs > 0;
-  if (hasL && hasR && span.firstDay === span.endDay) return countVisitorsRaw(db, project, span, crawlers);
-  const s = sides(crawlers);
   const d0 = span.firstDay;
-  const values: number[] = [];
-  const slots = new Map<string, string>();
-  /** A bound parameter, numbered on first use (PostgreSQL refuses unused ones). */
-  const p = (name: string, value: number) => {
-    let slot = slots.get(name);
-    if (slot === undefined) {
-      values.push(value);
-      slot = `$${values.length}::int4`;
-      slots.set(name, slot);
-    }
-    return slot;
-  };
-  const project_ = p('project', project);
-  const wf = p('wf', hasL ? d0 + 1 : d0);
-  const d1 = p('d1', span.endDay);
-  /** Rows meeting each side's test: counted, or with `of`, the sum of that column. */
-  const count = (test: (mask: number) => string, sign = '', of = '') => {
-    const agg = (mask: number) =>
-      of === ''
-        ? `count(*) filter (where ${test(mask)})`
-        : `coalesce(sum(${of}) filter (where ${test(mask)}), 0)`;
-    return `${sign}${agg(s.human)}::int4 as h, ${sign}${agg(s.ai)}::int4 as a, ${sign}${agg(s.total)}::int4 as t`;
-  };
-  // The whole days, from the rolled-up first-visit counts.
+  const wf = hasL ? d0 + 1 : d0;
+  const d1 = span.endDay;
+  // $1 project, $2 first whole day, $3 end day, $4 from (ms), $5 d0, $6 firstMs, $7 endMs.
+  const values: Array<number | string> = [project, wf, d1, span.from, d0, span.firstMs, span.endMs];
+  const has = (alias: string, bits: number) => `${alias}.mask & ${bits} <> 0`;
+  const previousMs = (alias: string, bits: number) =>
+    `coalesce(${over('greatest', columnsOf('p', bits, alias))}, ${NEVER_MS})`;
   const parts = [
-    `select c.path, ${count((m) => `c.mask & ${m} <> 0 and ${previous('c', m)} < ${wf}`, '', 'c.n')}
-       from analytics_visit_counts c where c.project = ${project_} and c.day >= ${wf} and c.day < ${d1}
+    `select c.path, ${perSide(
+      s,
+      (bits) =>
+        `coalesce(sum(c.n) filter (where ${has('c', bits)} and ${over('greatest', columnsOf('l', bits, 'c'))} < $2), 0)`,
+    )}
+       from analytics_visit_counts c where c.project = $1 and c.day >= $2 and c.day < $3
       group by c.path`,
   ];
-  const ctes: string[] = [];
-  const pairs = (day: string, ms: string) =>
-    `select coalesce(v.path, 0) as path, v.visitor, bit_or(1 << v.category)::int4 as m
-       from analytics_views v where v.project = ${project_} and v.day = ${day} and ${ms} and v.category < 3
-      group by grouping sets ((v.path, v.visitor), (v.visitor))`;
+  const all = s.total | s.aiAssistant | s.aiSearch | s.aiTraining | s.aiOther;
   if (hasL) {
-    const day0 = p('d0', d0);
-    ctes.push(`l as materialized (${pairs(day0, `v.ms >= ${p('firstMs', span.firstMs)}`)})`);
-    parts.push(`select l.path, ${count((m) => `l.m & ${m} <> 0`)} from l group by l.path`);
+    const inL = (alias: string, bits: number) =>
+      `${has(alias, bits)} and ${over('greatest', columnsOf('t', bits, alias))} >= $6`;
     parts.push(
-      `select v.path, ${count((m) => `v.mask & ${m} <> 0 and ${previous('v', m)} = ${day0} and l.m & ${m} <> 0`, '-')}
-         from l join analytics_visits v
-           on v.project = ${project_} and v.path = l.path and v.visitor = l.visitor and v.day >= ${wf} and v.day < ${d1}
-        group by v.path`,
+      `select l.path, ${perSide(s, (bits) => `count(*) filter (where ${inL('l', bits)})`)}
+         from analytics_visits l where l.project = $1 and l.day = $5 and ${inL('l', all)}
+        group by l.path`,
+    );
+    // The W row after an L pair whose side's previous view is in L: counted in L already.
+    parts.push(
+      `select w.path, ${perSide(
+        s,
+        (bits) =>
+          `count(*) filter (where ${has('w', bits)} and ${previousMs('w', bits)} >= $4 and ${previousMs('w', bits)} < $2::int8 * ${DAY_MS})`,
+        '-',
+      )}
+         from analytics_visits l
+         join analytics_visits w
+           on w.project = $1 and w.path = l.path and w.visitor = l.visitor and w.day >= $2 and w.day < $3
+        where l.project = $1 and l.day = $5 and ${inL('l', all)}
+        group by w.path`,
     );
   }
   if (hasR) {
-    ctes.push(`r as materialized (${pairs(d1, `v.ms < ${p('endMs', span.endMs)}`)})`);
-    // Not in W (no earlier visit on or after wf) and not in L (an earlier visit on d0 is in L).
-    const notInL = (m: number) =>
-      hasL ? `and not (${previous('v', m)} = ${p('d0', d0)} and coalesce(l.m, 0) & ${m} <> 0)` : '';
     parts.push(
-      `select r.path, ${count((m) => `r.m & ${m} <> 0 and ${previous('v', m)} < ${wf} ${notInL(m)}`)}
-         from r join analytics_visits v
-           on v.project = ${project_} and v.day = ${d1} and v.path = r.path and v.visitor = r.visitor
-         ${hasL ? 'left join l on l.path = r.path and l.visitor = r.visitor' : ''}
+      `select r.path, ${perSide(
+        s,
+        (bits) =>
+          `count(*) filter (where ${has('r', bits)} and ${over('least', columnsOf('f', bits, 'r'))} < $7 and ${previousMs('r', bits)} < $4)`,
+      )}
+         from analytics_visits r where r.project = $1 and r.day = $3 and ${over('least', columnsOf('f', all, 'r'))} < $7
         group by r.path`,
     );
   }
-  const sql = `${ctes.length > 0 ? `with ${ctes.join(', ')}` : ''}
-    select path, sum(h)::int4 as h, sum(a)::int4 as a, sum(t)::int4 as t
+  const sql = `select path, ${sideColumns.map((c) => `sum(${c})::int4 as ${c}`).join(', ')}
       from (${parts.join(' union all ')}) parts group by path`;
-  const result = await db.query<Counted>(sql, values);
-  return result.rows;
+  // PostgreSQL refuses a parameter that no part uses: number only those the parts mention.
+  return (await db.query<Counted>(...bindUsed(sql, values))).rows;
 }
 
-/** Distinct visitors over raw views: for a range inside one day, clipped at both ends. */
-async function countVisitorsRaw(
-  db: Queryable,
-  project: number,
-  span: Span,
-  crawlers: boolean,
-): Promise<Counted[]> {
-  const range = rawRange(span.from, span.to, 2);
-  const ai = crawlers ? 'v.category in (1, 2)' : 'v.category = 1';
-  const result = await db.query<Counted>(
-    `select coalesce(v.path, 0) as path,
-            count(distinct v.visitor) filter (where v.category = 0)::int4 as h,
-            count(distinct v.visitor) filter (where ${ai})::int4 as a,
-            count(distinct v.visitor) filter (where v.category = 0 or ${ai})::int4 as t
-       from analytics_views v
-      where v.project = $1 and ${range.sql}
-      group by grouping sets ((v.path), ())`,
-    [project, ...range.values],
-  );
-  return result.rows;
+/** Renumbers $n in `sql` to the parameters it uses, in order. */
+function bindUsed(sql: string, values: ReadonlyArray<number | string>): [string, Array<number | string>] {
+  const used: number[] = [];
+  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+    let at = used.indexOf(Number(n));
+    if (at < 0) at = used.push(Number(n)) - 1;
+    return `$${at + 1}`;
+  });
+  return [text, used.map((n) => values[n - 1] as number | string)];
 }

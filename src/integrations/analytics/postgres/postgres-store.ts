@@ -4,6 +4,7 @@ import type {
   AppendResult,
   Breakdown,
   BreakdownQuery,
+  Counts,
   PageQuery,
   PageReport,
   PreparedEvent,
@@ -20,8 +21,9 @@ import { Dictionary, ProjectNumbers } from './dictionaries.ts';
 import { countPages } from './page-query.ts';
 import { resolveSpan } from './range.ts';
 import { reclassifyViews } from './reclassify.ts';
+import { foldPending } from './record-visits.ts';
 import { countProjectViews, scanViews } from './scan.ts';
-import { lockProject, migrateAnalytics } from './schema.ts';
+import { lockProject, lockVisits, migrateAnalytics } from './schema.ts';
 import { timeSeries } from './series-query.ts';
 
 export interface PostgresAnalyticsOptions {
@@ -42,7 +44,9 @@ export async function openPostgresAnalyticsStore(
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 8,
-    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    // Folds and exports sort and group a few hundred thousand rows: in memory, not on disk.
+    // They are planned with parameters, so JIT compiles for a cost it never recovers.
+    options: `${options.schema ? `-c search_path=${options.schema} ` : ''}-c work_mem=32MB -c jit=off`,
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
@@ -54,6 +58,24 @@ export async function openPostgresAnalyticsStore(
   }
   return new PostgresAnalyticsStore(pool, options);
 }
+
+const NO_COUNTS: Counts = {
+  human: 0,
+  ai: 0,
+  total: 0,
+  aiAssistant: 0,
+  aiSearch: 0,
+  aiTraining: 0,
+  aiOther: 0,
+};
+
+/**
+ * A process folds a project's pending views into the first-visit table in the background once
+ * it has appended this many, or once appends pause for FOLD_IDLE_MS; a visitors export folds
+ * whatever is left before counting.
+ */
+const FOLD_EVERY = 50_000;
+const FOLD_IDLE_MS = 1_000;
 
 /** Appends in flight at once: one in the database while the next is prepared. */
 const FLUSH_LANES = 2;
@@ -87,6 +109,10 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   /** Flush loops running: a second prepares its batch while the first is in the database. */
   private readonly lanes = new Set<Promise<void>>();
   private closed = false;
+  /** Views this process appended and has not folded, per project number. */
+  private readonly unfolded = new Map<number, number>();
+  private folding: Promise<void> | null = null;
+  private foldTimer: NodeJS.Timeout | null = null;
 
   constructor(pool: pg.Pool, options: PostgresAnalyticsOptions) {
     this.pool = pool;
@@ -110,8 +136,11 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   async pages(projectId: string, query: PageQuery): Promise<PageReport> {
     const project = await this.projects.numberOf(this.pool, projectId, false);
     const span = project === null ? null : await resolveSpan(this.pool, project, query.range);
-    if (project === null || span === null)
-      return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
+    if (project === null || span === null) return { totals: { ...NO_COUNTS }, rows: [], hasMore: false };
+    // Visitors are counted from the first-visit table: every acknowledged view must be in it.
+    if (query.measure === 'visitors' && (await hasPending(this.pool, project))) {
+      await foldPending(this.pool, project, true);
+    }
     const { totals, rows } = await countPages(this.pool, this.dictionaries.paths, project, span, query);
     return {
       totals,
@@ -130,6 +159,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
       span,
       query.interval,
       query.countAiCrawlersAsAi,
+      query.verifiedOnly,
       this.options.maxSeriesBuckets ?? 10_000,
     );
   }
@@ -137,7 +167,14 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   async breakdown(projectId: string, query: BreakdownQuery): Promise<Breakdown> {
     const project = await this.projects.numberOf(this.pool, projectId, false);
     const span = project === null ? null : await resolveSpan(this.pool, project, query.range);
-    return breakdown(this.pool, this.dictionaries.agents, project ?? 0, span, query.operatorOf);
+    return breakdown(
+      this.pool,
+      this.dictionaries.agents,
+      project ?? 0,
+      span,
+      query.operatorOf,
+      query.verifiedOnly,
+    );
   }
 
   async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
@@ -164,7 +201,9 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
     try {
       await client.query('begin');
       await lockProject(client, project);
+      await lockVisits(client, project, true);
       await client.query(`select set_config('analytics.counts', 'off', true)`);
+      await client.query('delete from analytics_pending where project = $1', [project]);
       await client.query('delete from analytics_views where project = $1', [project]);
       await client.query('delete from analytics_visits where project = $1', [project]);
       await client.query('delete from analytics_visit_counts where project = $1', [project]);
@@ -181,6 +220,9 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
     if (this.closed) return;
     this.closed = true;
     while (this.lanes.size > 0) await Promise.all(this.lanes);
+    if (this.foldTimer) clearTimeout(this.foldTimer);
+    // What is still pending stays in analytics_pending: the next export folds it.
+    await this.folding;
     await this.pool.end();
   }
 
@@ -197,11 +239,45 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
         }
         const results = await appendViews(this.pool, this.dictionaries, requests);
         requests.forEach((r, i) => {
-          r.resolve(results[i] as AppendResult);
+          const result = results[i] as AppendResult;
+          r.resolve(result);
+          this.unfolded.set(r.project, (this.unfolded.get(r.project) ?? 0) + result.accepted);
         });
+        this.foldLater();
       } catch (error) {
         for (const item of batch) item.pending.reject(error);
       }
     }
   }
+
+  /** Folds in the background: at once past FOLD_EVERY views, else when appends pause. */
+  private foldLater(): void {
+    if (this.closed || this.folding) return;
+    const due = [...this.unfolded.values()].some((n) => n >= FOLD_EVERY);
+    if (this.foldTimer) clearTimeout(this.foldTimer);
+    this.foldTimer = setTimeout(() => this.startFolding(due ? FOLD_EVERY : 1), due ? 0 : FOLD_IDLE_MS);
+    this.foldTimer.unref();
+  }
+
+  private startFolding(atLeast: number): void {
+    this.foldTimer = null;
+    if (this.closed || this.folding) return;
+    this.folding = (async () => {
+      for (const [project, n] of this.unfolded) {
+        if (n < atLeast) continue;
+        this.unfolded.delete(project);
+        // Another process folding the project takes these views too (or a query will).
+        await foldPending(this.pool, project, false).catch(() => {});
+      }
+    })().finally(() => {
+      this.folding = null;
+      if ([...this.unfolded.values()].some((n) => n > 0)) this.foldLater();
+    });
+  }
+}
+
+/** Whether the project has views not yet folded into the first-visit table. */
+async function hasPending(pool: pg.Pool, project: number): Promise<boolean> {
+  const result = await pool.query('select 1 from analytics_pending where project = $1 limit 1', [project]);
+  return result.rows.length > 0;
 }

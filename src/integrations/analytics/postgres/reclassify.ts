@@ -2,14 +2,15 @@ import type pg from 'pg';
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { Reclassifier, ReclassifyResult } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
-import { lockProject } from './schema.ts';
-import { NEVER } from './visits.ts';
+import { lockProject, lockVisits } from './schema.ts';
+import { countsFromVisitsSql, rebuildVisitsSql } from './visit-tables.ts';
 
 /**
  * Classifies again the project's views of an older classifier version: once per distinct
  * (user agent, fetch flags), then one update of the views, then the first-visit table is
  * rebuilt from the views (a category changes which class a visit counts in). One
- * transaction under the project's append lock: appends wait, readers see before or after.
+ * transaction under the project's append and fold locks: appends and folds wait, readers see
+ * before or after.
  */
 export async function reclassifyViews(
   pool: pg.Pool,
@@ -21,6 +22,7 @@ export async function reclassifyViews(
   try {
     await client.query('begin');
     await lockProject(client, project);
+    await lockVisits(client, project, true);
     const combos = await client.query<{ user_agent: number; flags: number }>(
       `select distinct user_agent, flags from analytics_views where project = $1 and classifier < $2`,
       [project, classifier.version],
@@ -82,26 +84,9 @@ export async function rebuildVisits(client: Pick<pg.PoolClient, 'query'>, projec
   await client.query(`select set_config('analytics.counts', 'off', true)`);
   await client.query('delete from analytics_visits where project = $1', [project]);
   await client.query('delete from analytics_visit_counts where project = $1', [project]);
-  await client.query(
-    `insert into analytics_visits (project, path, visitor, day, mask, last_h, last_a, last_c)
-     select $1, s.path, s.visitor, s.day, s.mask,
-            coalesce(max(case when s.mask & 1 <> 0 then s.day end) over w, ${NEVER}),
-            coalesce(max(case when s.mask & 2 <> 0 then s.day end) over w, ${NEVER}),
-            coalesce(max(case when s.mask & 4 <> 0 then s.day end) over w, ${NEVER})
-       from (
-         select coalesce(v.path, 0) as path, v.visitor, v.day, bit_or(1 << v.category) as mask
-           from analytics_views v
-          where v.project = $1 and v.category < 3
-          group by grouping sets ((v.path, v.visitor, v.day), (v.visitor, v.day))
-       ) s
-     window w as (partition by s.path, s.visitor order by s.day rows between unbounded preceding and 1 preceding)`,
-    [project],
-  );
-  await client.query(
-    `insert into analytics_visit_counts (project, day, path, mask, last_h, last_a, last_c, n)
-     select project, day, path, mask, last_h, last_a, last_c, count(*) from analytics_visits where project = $1
-      group by project, day, path, mask, last_h, last_a, last_c`,
-    [project],
-  );
+  // Every view is folded in by the rebuild, with its new class (appends wait for the lock).
+  await client.query('delete from analytics_pending where project = $1', [project]);
+  await client.query(rebuildVisitsSql(false), [project]);
+  await client.query(countsFromVisitsSql(false), [project]);
   await client.query(`select set_config('analytics.counts', 'on', true)`);
 }

@@ -23,6 +23,7 @@ interface ViewRow {
   referrer: number | null;
   status: number | null;
   classifier: number;
+  verified: boolean;
   event_key: string | null;
 }
 
@@ -42,11 +43,11 @@ export async function scanViews(
   const ms = from.timestamp - day * DAY_MS;
   const result = await pool.query<ViewRow>(
     `select day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier,
-            event_key::text as event_key
+            verified, event_key::text as event_key
        from analytics_views
       where project = $1 and (day, ms) >= ($2::int4, $3::int4)
       order by day, ms, path, visitor, event_key nulls first, category, purpose, flags, agent, user_agent,
-               referrer nulls first, status nulls first, classifier
+               referrer nulls first, status nulls first, classifier, verified
       offset $4 limit $5`,
     [project, cursor === null ? -(2 ** 31) : day, cursor === null ? 0 : ms, from.skip, limit],
   );
@@ -81,6 +82,7 @@ export async function scanViews(
     flags: r.flags,
     status: r.status,
     referrer: r.referrer === null ? null : (referrers.get(r.referrer) as string),
+    verified: r.verified,
   }));
   return { views, next: nextScanCursor(from, views, limit) };
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { CREATE_VISIT_TABLES_SQL, countsFromVisitsSql, rebuildVisitsSql } from './visit-tables.ts';
 
 /**
  * The PostgreSQL analytics store's own migration ladder, numbered and recorded in its own
@@ -109,6 +110,31 @@ export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string
          group by project, day, path, mask, last_h, last_a, last_c;
     `,
   },
+  {
+    version: 3,
+    name: 'verified views; first visits per class with times of day',
+    sql: `
+      -- Existing views were never checked against published ranges: claimed (false).
+      alter table analytics_views add column verified boolean not null default false;
+      drop table analytics_visit_counts;
+      drop table analytics_visits;
+      drop function analytics_visits_added();
+      drop function analytics_visits_removed();
+      ${CREATE_VISIT_TABLES_SQL}
+      set local analytics.counts = 'off';
+      ${rebuildVisitsSql(true)};
+      ${countsFromVisitsSql(true)};
+      set local analytics.counts = 'on';
+      -- Views appended but not yet folded into analytics_visits (see record-visits.ts): their
+      -- class bits (visits.ts). A fold takes all of a project's rows at once; the index finds
+      -- them (and tells a query whether any wait) without reading the others' or dead rows.
+      create table analytics_pending (
+        project int4 not null, day int4 not null, ms int4 not null, path int4 not null,
+        visitor bytea not null, bits int4 not null
+      );
+      create index analytics_pending_project on analytics_pending (project);
+    `,
+  },
 ];
 
 /**
@@ -116,6 +142,7 @@ export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string
  * in other schemas of the database (other installations, tests) never wait for each other.
  */
 const LOCK_SCOPE = `hashtext('docwright analytics ' || current_schema())`;
+const FOLD_SCOPE = `hashtext('docwright analytics visits ' || current_schema())`;
 /** Before its schema exists, current_schema() is another one: the migration names it ($1). */
 const MIGRATION_LOCK_SQL = `select pg_advisory_xact_lock(hashtext('docwright analytics ' || coalesce($1::text, current_schema())), 0)`;
 
@@ -125,6 +152,27 @@ const MIGRATION_LOCK_SQL = `select pg_advisory_xact_lock(hashtext('docwright ana
  */
 export async function lockProject(client: Pick<pg.PoolClient, 'query'>, project: number): Promise<void> {
   await client.query(`select pg_advisory_xact_lock(${LOCK_SCOPE}, $1)`, [project]);
+}
+
+/**
+ * Takes, until the transaction ends, the lock that serialises changes to one project's
+ * first-visit rows (folds, reclassification, deletion); appends do not take it. Without
+ * `wait`, false when another transaction holds it.
+ */
+export async function lockVisits(
+  client: Pick<pg.PoolClient, 'query'>,
+  project: number,
+  wait: boolean,
+): Promise<boolean> {
+  if (wait) {
+    await client.query(`select pg_advisory_xact_lock(${FOLD_SCOPE}, $1)`, [project]);
+    return true;
+  }
+  const result = await client.query<{ locked: boolean }>(
+    `select pg_try_advisory_xact_lock(${FOLD_SCOPE}, $1) as locked`,
+    [project],
+  );
+  return result.rows[0]?.locked === true;
 }
 
 /** Applies every pending analytics migration in the pool's schema; returns those applied. */
