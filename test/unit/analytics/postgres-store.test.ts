@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
-import type { Category } from '../../../src/domain/analytics/categories.ts';
+import type { Category, Purpose } from '../../../src/domain/analytics/categories.ts';
 import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
 import {
   openPostgresAnalyticsStore,
@@ -393,4 +394,91 @@ describe('PostgreSQL analytics store', () => {
     const again = await store.append('crash', crashTestBatch(0, keyOf));
     expect(again).toEqual({ accepted: 0, duplicates: CRASH_BATCH_SIZE });
   }, 120_000);
+
+  it("keeps each first-visit row's next day per class exact through folds of late, mixed-class views", async () => {
+    const DAY = 86_400_000;
+    const base = Date.parse('2025-03-01');
+    const view = fc
+      .record({
+        day: fc.integer({ min: 0, max: 5 }),
+        ms: fc.integer({ min: 0, max: DAY - 1 }),
+        path: fc.constantFrom('/a', '/b'),
+        visitor: fc.integer({ min: 1, max: 3 }),
+        kind: fc.constantFrom<[Category, Purpose | null]>(
+          ['human', null],
+          ['ai', 'assistant'],
+          ['ai_crawler', 'training'],
+          ['ai_crawler', 'search'],
+          ['bot', null],
+        ),
+        verified: fc.boolean(),
+      })
+      .map(
+        ({ day, ms, path, visitor, kind, verified }): PreparedEvent => ({
+          eventKey: null,
+          timestamp: base + day * DAY + ms,
+          path,
+          visitorKey: Buffer.alloc(16, visitor),
+          category: kind[0],
+          purpose: kind[1],
+          agent: 'Agent',
+          classifierVersion: 1_000_000,
+          userAgent: CHROME,
+          flags: 0,
+          status: 200,
+          referrer: null,
+          verified,
+        }),
+      );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(view, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 5 }),
+        async (batches) => {
+          fresh();
+          const store = await open();
+          const client = new pg.Client({
+            connectionString: testPostgresUrl,
+            options: `-c search_path=${schema}`,
+          });
+          await client.connect();
+          try {
+            for (const batch of batches) {
+              await store.append('p', batch);
+              // A visitors export folds what is pending: one fold per batch, days in any order.
+              await store.pages('p', {
+                ...all,
+                measure: 'visitors',
+                countAiCrawlersAsAi: false,
+                verifiedOnly: false,
+              });
+            }
+            const kept = await client.query(
+              `select day, path, encode(visitor, 'hex') as visitor, array[n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12] as next
+               from analytics_visit_next order by 1, 2, 3`,
+            );
+            // What the first-visit rows say: per row and class, the next day of the pair with it.
+            const expected = await client.query(
+              `select * from (
+               select v.day, v.path, encode(v.visitor, 'hex') as visitor,
+                      array(select (select min(w.day) from analytics_visits w
+                                     where w.project = v.project and w.path = v.path and w.visitor = v.visitor
+                                       and w.day > v.day and w.mask & (1 << b) <> 0)
+                              from generate_series(0, 12) b order by b) as next
+                 from analytics_visits v) x
+              where cardinality(array_remove(x.next, null)) > 0
+              order by 1, 2, 3`,
+            );
+            expect(kept.rows).toEqual(expected.rows);
+          } finally {
+            await client.end().catch(() => {});
+            await store.close();
+            stores.splice(stores.indexOf(store), 1);
+            await dropSchema(schema);
+            schemas.splice(schemas.indexOf(schema), 1);
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 300_000);
 });
