@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
-import type { Category } from '../../../src/domain/analytics/categories.ts';
+import type { Category, Purpose } from '../../../src/domain/analytics/categories.ts';
 import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
 import {
   openPostgresAnalyticsStore,
@@ -208,6 +209,85 @@ describe('PostgreSQL analytics store', () => {
     expect((await store.scan('old', null, 10)).views.map((v) => v.verified)).toEqual([false, false, false]);
   });
 
+  it('upgrades first-visit rows of schema version 3 with their next days, which clipped first days count by', async () => {
+    fresh();
+    const day = Date.parse('2025-03-01') / 86_400_000;
+    const client = new pg.Client({ connectionString: testPostgresUrl });
+    await client.connect();
+    try {
+      // Schema version 3 as the previous release left it: views (a human on /guide on three
+      // days, the last one late at night; another human on day one only) and their first-visit
+      // rows, rebuilt by migration 3 from views stored under version 2.
+      await client.query(`create schema ${schema}; set search_path = ${schema}`);
+      await client.query(
+        'create table analytics_schema_migrations (version int4 primary key, name text not null, applied_at timestamptz not null default now())',
+      );
+      const apply = async (versions: (v: number) => boolean) => {
+        for (const m of ANALYTICS_MIGRATIONS.filter((m) => versions(m.version))) {
+          await client.query(m.sql);
+          await client.query('insert into analytics_schema_migrations (version, name) values ($1, $2)', [
+            m.version,
+            m.name,
+          ]);
+        }
+      };
+      await apply((v) => v <= 2);
+      await client.query(`insert into analytics_projects (project_id) values ('old')`);
+      for (const [table, value] of [
+        ['analytics_paths', '/guide'],
+        ['analytics_agents', 'Browser'],
+        ['analytics_user_agents', CHROME],
+      ]) {
+        await client.query(`insert into ${table} (hash, value) values ('\\x00', $1)`, [value]);
+      }
+      await client.query(
+        `insert into analytics_views (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, classifier)
+         values (1, $1, 80000000, 1, '\\x01', 0, 0, 0, 1, 1, 1), (1, $1 + 1, 1000, 1, '\\x01', 0, 0, 0, 1, 1, 1),
+                (1, $1 + 3, 86000000, 1, '\\x01', 0, 0, 0, 1, 1, 1), (1, $1, 1000, 1, '\\x02', 0, 0, 0, 1, 1, 1)`,
+        [day],
+      );
+      await apply((v) => v === 3);
+      expect((await client.query('select count(*)::int4 as n from analytics_visits')).rows).toEqual([
+        { n: 8 },
+      ]);
+    } finally {
+      await client.end();
+    }
+    const store = await open();
+    const check = new pg.Client({ connectionString: testPostgresUrl, options: `-c search_path=${schema}` });
+    await check.connect();
+    try {
+      const next = await check.query(
+        `select day - $1 as day, path, encode(visitor, 'hex') as visitor, n0 - $1 as next_human,
+                num_nonnulls(n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12) as others
+           from analytics_visit_next order by 1, 2, 3`,
+        [day],
+      );
+      // The page's row and the visitor's (path 0) on day 0 lead to day 1, day 1's to day 3,
+      // as human views (class bit 0); no other class has a next day.
+      expect(next.rows).toEqual([
+        { day: 0, path: 0, visitor: '01', next_human: 1, others: 0 },
+        { day: 0, path: 1, visitor: '01', next_human: 1, others: 0 },
+        { day: 1, path: 0, visitor: '01', next_human: 3, others: 0 },
+        { day: 1, path: 1, visitor: '01', next_human: 3, others: 0 },
+      ]);
+    } finally {
+      await check.end();
+    }
+    // From 22:00 on day 0 (+02:00 midnight) to 23:00 on day 3: visitor 01 is counted once, in
+    // the clipped first day, and not again on day 1; visitor 02 was there before the range.
+    const clipped = {
+      ...all,
+      range: { from: (day + 1) * 86_400_000 - 7_200_000, to: (day + 4) * 86_400_000 - 3_600_000 },
+      measure: 'visitors' as const,
+      countAiCrawlersAsAi: false,
+      verifiedOnly: false,
+    };
+    const report = await store.pages('old', clipped);
+    expect(report.totals).toEqual({ human: 1, ai: 0, total: 1, ...NO_PURPOSES });
+    expect(report.rows).toEqual([{ path: '/guide', ...report.totals }]);
+  });
+
   it('stores each event key once under concurrent appends from several connections', async () => {
     fresh();
     const [a, b] = [await open(), await open()];
@@ -314,4 +394,91 @@ describe('PostgreSQL analytics store', () => {
     const again = await store.append('crash', crashTestBatch(0, keyOf));
     expect(again).toEqual({ accepted: 0, duplicates: CRASH_BATCH_SIZE });
   }, 120_000);
+
+  it("keeps each first-visit row's next day per class exact through folds of late, mixed-class views", async () => {
+    const DAY = 86_400_000;
+    const base = Date.parse('2025-03-01');
+    const view = fc
+      .record({
+        day: fc.integer({ min: 0, max: 5 }),
+        ms: fc.integer({ min: 0, max: DAY - 1 }),
+        path: fc.constantFrom('/a', '/b'),
+        visitor: fc.integer({ min: 1, max: 3 }),
+        kind: fc.constantFrom<[Category, Purpose | null]>(
+          ['human', null],
+          ['ai', 'assistant'],
+          ['ai_crawler', 'training'],
+          ['ai_crawler', 'search'],
+          ['bot', null],
+        ),
+        verified: fc.boolean(),
+      })
+      .map(
+        ({ day, ms, path, visitor, kind, verified }): PreparedEvent => ({
+          eventKey: null,
+          timestamp: base + day * DAY + ms,
+          path,
+          visitorKey: Buffer.alloc(16, visitor),
+          category: kind[0],
+          purpose: kind[1],
+          agent: 'Agent',
+          classifierVersion: 1_000_000,
+          userAgent: CHROME,
+          flags: 0,
+          status: 200,
+          referrer: null,
+          verified,
+        }),
+      );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(view, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 5 }),
+        async (batches) => {
+          fresh();
+          const store = await open();
+          const client = new pg.Client({
+            connectionString: testPostgresUrl,
+            options: `-c search_path=${schema}`,
+          });
+          await client.connect();
+          try {
+            for (const batch of batches) {
+              await store.append('p', batch);
+              // A visitors export folds what is pending: one fold per batch, days in any order.
+              await store.pages('p', {
+                ...all,
+                measure: 'visitors',
+                countAiCrawlersAsAi: false,
+                verifiedOnly: false,
+              });
+            }
+            const kept = await client.query(
+              `select day, path, encode(visitor, 'hex') as visitor, array[n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12] as next
+               from analytics_visit_next order by 1, 2, 3`,
+            );
+            // What the first-visit rows say: per row and class, the next day of the pair with it.
+            const expected = await client.query(
+              `select * from (
+               select v.day, v.path, encode(v.visitor, 'hex') as visitor,
+                      array(select (select min(w.day) from analytics_visits w
+                                     where w.project = v.project and w.path = v.path and w.visitor = v.visitor
+                                       and w.day > v.day and w.mask & (1 << b) <> 0)
+                              from generate_series(0, 12) b order by b) as next
+                 from analytics_visits v) x
+              where cardinality(array_remove(x.next, null)) > 0
+              order by 1, 2, 3`,
+            );
+            expect(kept.rows).toEqual(expected.rows);
+          } finally {
+            await client.end().catch(() => {});
+            await store.close();
+            stores.splice(stores.indexOf(store), 1);
+            await dropSchema(schema);
+            schemas.splice(schemas.indexOf(schema), 1);
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 300_000);
 });

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Counts, PageQuery, PageRow } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
 import { rawRange, type Span } from './range.ts';
-import { classBitsSql, columnsOf, DAY_MS, NEVER_MS, over, SIDE_NAMES, type Sides, sides } from './visits.ts';
+import { classBitsSql, columnsOf, NEVER_MS, over, SIDE_NAMES, type Sides, sides } from './visits.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -83,7 +83,8 @@ async function countRaw(
  * Distinct visitors per page from the first-visit rows, each counted at the pair's first visit
  * in the range [from, to): W, the whole days, from the rolled-up counts (a row counts iff the
  * side's latest earlier day is before W); L, a clipped first day, from its rows' last time of
- * day per class, less the W rows whose previous visit of the side is in L (found from L's pairs);
+ * day per class, leaving out the pairs with a row of the side on W (their next day of the side,
+ * from analytics_visit_next, is before the end: W counted them);
  * R, a clipped last day, from its rows' first time of day per class and their previous-visit
  * times (before `from`: not seen in L or W).
  */
@@ -111,24 +112,15 @@ async function countVisitors(db: Queryable, project: number, span: Span, s: Side
   if (hasL) {
     const inL = (alias: string, bits: number) =>
       `${has(alias, bits)} and ${over('greatest', columnsOf('t', bits, alias))} >= $6`;
+    // A pair counted in L with a row of the side on W was counted by W already: its next day
+    // of the side (analytics_visit_next) is before the end. Rows with no next day have no row.
+    const noneInW = (bits: number) => `coalesce(${over('least', columnsOf('n', bits, 'n'))}, $3) >= $3`;
     parts.push(
-      `select l.path, ${perSide(s, (bits) => `count(*) filter (where ${inL('l', bits)})`)}
-         from analytics_visits l where l.project = $1 and l.day = $5 and ${inL('l', all)}
-        group by l.path`,
-    );
-    // The W row after an L pair whose side's previous view is in L: counted in L already.
-    parts.push(
-      `select w.path, ${perSide(
-        s,
-        (bits) =>
-          `count(*) filter (where ${has('w', bits)} and ${previousMs('w', bits)} >= $4 and ${previousMs('w', bits)} < $2::int8 * ${DAY_MS})`,
-        '-',
-      )}
+      `select l.path, ${perSide(s, (bits) => `count(*) filter (where ${inL('l', bits)} and ${noneInW(bits)})`)}
          from analytics_visits l
-         join analytics_visits w
-           on w.project = $1 and w.path = l.path and w.visitor = l.visitor and w.day >= $2 and w.day < $3
+         left join analytics_visit_next n on n.project = $1 and n.day = $5 and n.path = l.path and n.visitor = l.visitor
         where l.project = $1 and l.day = $5 and ${inL('l', all)}
-        group by w.path`,
+        group by l.path`,
     );
   }
   if (hasR) {

@@ -207,6 +207,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
       await client.query('delete from analytics_views where project = $1', [project]);
       await client.query('delete from analytics_visits where project = $1', [project]);
       await client.query('delete from analytics_visit_counts where project = $1', [project]);
+      await client.query('delete from analytics_visit_next where project = $1', [project]);
       await client.query('commit');
     } catch (error) {
       await client.query('rollback').catch(() => {});

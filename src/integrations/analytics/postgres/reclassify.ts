@@ -3,7 +3,7 @@ import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categor
 import type { Reclassifier, ReclassifyResult } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
 import { lockProject, lockVisits } from './schema.ts';
-import { countsFromVisitsSql, rebuildVisitsSql } from './visit-tables.ts';
+import { countsFromVisitsSql, nextFromVisitsSql, rebuildVisitsSql } from './visit-tables.ts';
 
 /**
  * Classifies again the project's views of an older classifier version: once per distinct
@@ -84,9 +84,11 @@ export async function rebuildVisits(client: Pick<pg.PoolClient, 'query'>, projec
   await client.query(`select set_config('analytics.counts', 'off', true)`);
   await client.query('delete from analytics_visits where project = $1', [project]);
   await client.query('delete from analytics_visit_counts where project = $1', [project]);
+  await client.query('delete from analytics_visit_next where project = $1', [project]);
   // Every view is folded in by the rebuild, with its new class (appends wait for the lock).
   await client.query('delete from analytics_pending where project = $1', [project]);
   await client.query(rebuildVisitsSql(false), [project]);
   await client.query(countsFromVisitsSql(false), [project]);
+  await client.query(nextFromVisitsSql(false), [project]);
   await client.query(`select set_config('analytics.counts', 'on', true)`);
 }

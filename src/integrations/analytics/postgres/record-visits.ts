@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { lockVisits } from './schema.ts';
 import { VISIT_COLUMNS } from './visit-tables.ts';
-import { BITS, DAY_MS } from './visits.ts';
+import { BITS, DAY_MS, NEVER } from './visits.ts';
 
 /**
  * The views' (page, visitor, day) and (visitor, day) rows: the class bits seen and, per bit, the
@@ -16,22 +16,37 @@ const grouped = (
    group by grouping sets ((r.path, r.visitor, r.day), (r.visitor, r.day))`;
 
 /**
- * p<i> of a new row: the latest view of class i on an earlier day of the same pair. (`day + 0`:
- * the pair's few rows are found by the primary key, never by the day index, whatever the
+ * What a folded (page, visitor, day) row needs from the pair's rows already stored: per class
+ * bit i, p<i> the time of the latest view of class i on an earlier day and n<i> the next day
+ * with a row of class i; and the bits already stored for that day (`stored`, 0: a new row).
+ * (The pair's few rows are found by the primary key: no condition on the day, whatever the
  * statistics of a table that grows fast say.)
  */
-const PREVIOUS = `select ${BITS.map((i) => `max(w.day::int8 * ${DAY_MS} + w.t${i}) as p${i}`).join(', ')}
+const STORED = `select ${BITS.map((i) => `max(w.day::int8 * ${DAY_MS} + w.t${i}) filter (where w.day < x.day) as p${i}`).join(', ')},
+         ${BITS.map((i) => `min(w.day) filter (where w.day > x.day and w.mask & ${1 << i} <> 0) as n${i}`).join(', ')},
+         coalesce(bit_or(w.mask) filter (where w.day = x.day), 0) as stored
     from analytics_visits w
-   where w.project = $1 and w.path = x.path and w.visitor = x.visitor and w.day + 0 < x.day`;
+   where w.project = $1 and w.path = x.path and w.visitor = x.visitor`;
 
 /** The views being folded in, moved out of analytics_pending for this transaction. */
 const FOLDING = 'analytics_folding r';
 
-const INSERT = `insert into analytics_visits as v (project, path, visitor, day, ${VISIT_COLUMNS.join(', ')})
-  select $1, x.path, x.visitor, x.day, x.mask, ${BITS.map((i) => `prev.p${i}`).join(', ')},
-         ${BITS.map((i) => `x.f${i}`).join(', ')}, ${BITS.map((i) => `x.t${i}`).join(', ')}
+/** The folded views grouped into rows, with what the stored rows say of each (STORED). */
+const FOLD_ROWS_TABLE = `create temp table analytics_fold_rows (
+    path int4, visitor bytea, day int4, mask int4,
+    ${[...BITS.map((i) => `f${i} int4`), ...BITS.map((i) => `t${i} int4`), ...BITS.map((i) => `p${i} int8`), ...BITS.map((i) => `n${i} int4`)].join(', ')},
+    stored int4
+  ) on commit drop`;
+const FOLD_ROWS = `insert into analytics_fold_rows
+  select x.path, x.visitor, x.day, x.mask, ${BITS.map((i) => `x.f${i}`).join(', ')}, ${BITS.map((i) => `x.t${i}`).join(', ')},
+         ${BITS.map((i) => `s.p${i}`).join(', ')}, ${BITS.map((i) => `s.n${i}`).join(', ')}, s.stored
     from (${grouped(FOLDING)}) x
-    left join lateral (${PREVIOUS}) prev on true
+    cross join lateral (${STORED}) s`;
+
+const INSERT = `insert into analytics_visits as v (project, path, visitor, day, ${VISIT_COLUMNS.join(', ')})
+  select $1, x.path, x.visitor, x.day, x.mask, ${BITS.map((i) => `x.p${i}`).join(', ')},
+         ${BITS.map((i) => `x.f${i}`).join(', ')}, ${BITS.map((i) => `x.t${i}`).join(', ')}
+    from analytics_fold_rows x
    order by x.path, x.visitor, x.day
   on conflict (project, path, visitor, day) do update
      set mask = v.mask | excluded.mask,
@@ -49,12 +64,45 @@ const RAISE_LATER = `update analytics_visits v
    from (
      select w.path, w.visitor, w.day,
             ${BITS.map((i) => `max(x.day::int8 * ${DAY_MS} + x.t${i}) as p${i}`).join(', ')}
-       from (${grouped(`${FOLDING} where r.day < $2`)}) x
+       from analytics_fold_rows x
        join analytics_visits w on w.project = $1 and w.path = x.path and w.visitor = x.visitor and w.day + 0 > x.day
+      where x.day < $2
       group by w.path, w.visitor, w.day
    ) u
   where v.project = $1 and v.path = u.path and v.visitor = u.visitor and v.day = u.day
     and (${BITS.map((i) => `u.p${i} > coalesce(v.p${i}, u.p${i} - 1)`).join(' or ')})`;
+
+/** The day of the latest earlier view of class i, from a fold row's p<i> (NEVER: none). */
+const previousDay = (i: number) => `coalesce(floor(x.p${i}::float8 / ${DAY_MS})::int4, ${NEVER})`;
+
+/**
+ * analytics_visit_next learns of the classes the fold adds to a day (`gained`: all of a new
+ * row's, and those an existing row had not): each earlier row of the pair from the latest one
+ * with that class on (the rows before it lead to that one or nearer) gets this day as its next
+ * of the class, if nearer than the one it has; and a new row takes its next days from the
+ * pair's later stored rows (STORED). Later rows of the same fold are stored by then, so the
+ * nearest of each wins. A next day only ever moves earlier: rows are removed by rebuilds only.
+ */
+const GAINED = 'x.mask & ~x.stored';
+const LINK_NEXT = `insert into analytics_visit_next as n (project, day, path, visitor, ${BITS.map((i) => `n${i}`).join(', ')})
+  select $1, e.day, e.path, e.visitor, ${BITS.map((i) => `min(e.n${i})`).join(', ')}
+    from (
+      select w.day, x.path, x.visitor,
+             ${BITS.map((i) => `case when ${GAINED} & ${1 << i} <> 0 and w.day >= ${previousDay(i)} then x.day end`).join(', ')}
+        from analytics_fold_rows x
+        join analytics_visits w on w.project = $1 and w.path = x.path and w.visitor = x.visitor and w.day + 0 < x.day
+       where ${GAINED} <> 0 and w.day >= least(${BITS.map((i) => `case when ${GAINED} & ${1 << i} <> 0 then ${previousDay(i)} end`).join(', ')})
+      union all
+      select x.day, x.path, x.visitor, ${BITS.map((i) => `x.n${i}`).join(', ')}
+        from analytics_fold_rows x
+       where x.stored = 0 and (${BITS.map((i) => `x.n${i} is not null`).join(' or ')})
+    ) e (day, path, visitor, ${BITS.map((i) => `n${i}`).join(', ')})
+   group by e.day, e.path, e.visitor
+  having ${BITS.map((i) => `min(e.n${i}) is not null`).join(' or ')}
+   order by e.day, e.path, e.visitor
+  on conflict (project, day, path, visitor) do update
+     set ${BITS.map((i) => `n${i} = least(n.n${i}, excluded.n${i})`).join(', ')}
+   where ${BITS.map((i) => `excluded.n${i} < coalesce(n.n${i}, 2147483647)`).join(' or ')}`;
 
 /**
  * Folds the project's pending views (committed appends not yet in the first-visit table) into
@@ -84,7 +132,11 @@ export async function foldPending(pool: pg.Pool, project: number, wait: boolean)
     if ((moved.rowCount ?? 0) > 0) {
       // A large fold is planned better with statistics (hash aggregates, join order); a
       // query's small catch-up fold is not worth the sampling.
-      if ((moved.rowCount ?? 0) > 10_000) await client.query('analyze analytics_folding');
+      const large = (moved.rowCount ?? 0) > 10_000;
+      if (large) await client.query('analyze analytics_folding');
+      await client.query(FOLD_ROWS_TABLE);
+      await client.query(FOLD_ROWS, [project]);
+      if (large) await client.query('analyze analytics_fold_rows');
       await client.query(INSERT, [project]);
       // Only views before the project's last day can have later rows; in-order traffic has
       // few (those of the day before a fold that spans midnight).
@@ -93,6 +145,7 @@ export async function foldPending(pool: pg.Pool, project: number, wait: boolean)
         [project],
       );
       await client.query(RAISE_LATER, [project, last.rows[0]?.day]);
+      await client.query(LINK_NEXT, [project]);
     }
     await client.query('commit');
     return true;

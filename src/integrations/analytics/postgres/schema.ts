@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import { CREATE_VISIT_TABLES_SQL, countsFromVisitsSql, rebuildVisitsSql } from './visit-tables.ts';
+import {
+  CREATE_NEXT_TABLE_SQL,
+  CREATE_VISIT_TABLES_SQL,
+  countsFromVisitsSql,
+  nextFromVisitsSql,
+  rebuildVisitsSql,
+} from './visit-tables.ts';
 
 /**
  * The PostgreSQL analytics store's own migration ladder, numbered and recorded in its own
@@ -133,6 +139,16 @@ export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string
         visitor bytea not null, bits int4 not null
       );
       create index analytics_pending_project on analytics_pending (project);
+    `,
+  },
+  {
+    version: 4,
+    name: 'next day of each first-visit row',
+    sql: `
+      -- Each first-visit row's next day (visit-tables.ts), from the rows already there.
+      ${CREATE_NEXT_TABLE_SQL}
+      ${nextFromVisitsSql(true)};
+      analyze analytics_visit_next;
     `,
   },
 ];

@@ -18,6 +18,7 @@ const P = BITS.map((i) => `p${i}`);
 const F = BITS.map((i) => `f${i}`);
 const T = BITS.map((i) => `t${i}`);
 const L = BITS.map((i) => `l${i}`);
+const N = BITS.map((i) => `n${i}`);
 
 export const VISIT_COLUMNS = ['mask', ...P, ...F, ...T] as const;
 
@@ -123,4 +124,37 @@ export function countsFromVisitsSql(allProjects: boolean): string {
   return `insert into analytics_visit_counts (${KEY}, n)
     select ${KEY}, count(*) from ${keys('analytics_visits', allProjects ? '' : 'where x.project = $1')}
      group by ${KEY}`;
+}
+
+/**
+ * analytics_visit_next (schema version 4): for each first-visit row, per class bit i, `n<i>` the
+ * day of the pair's next row with that class (NULL: none yet); a row is kept only while one is
+ * set. A clipped first day L counts a row of a side S iff the side's last view of the day is in
+ * the range and the pair has no S row on the whole days after it (the least n of S is at or
+ * after the range's end): those it has were counted by the whole days already. So L is one read
+ * of its own rows, with no look-up of later rows. Narrow and apart from analytics_visits, so
+ * keeping it (record-visits.ts) neither rewrites the wide rows nor wakes the counts triggers.
+ */
+export const CREATE_NEXT_TABLE_SQL = `
+  create table analytics_visit_next (
+    project int4 not null,
+    day int4 not null,
+    path int4 not null,
+    visitor bytea not null,
+    ${N.map((c) => `${c} int4`).join(', ')},
+    primary key (project, day, path, visitor)
+  );
+`;
+
+/** Fills analytics_visit_next from the first-visit rows (of project $1, or all with `allProjects`). */
+export function nextFromVisitsSql(allProjects: boolean): string {
+  return `insert into analytics_visit_next (project, day, path, visitor, ${N.join(', ')})
+    select s.project, s.day, s.path, s.visitor, ${N.map((c) => `s.${c}`).join(', ')}
+      from (select v.project, v.day, v.path, v.visitor,
+                   ${BITS.map((i) => `min(v.day) filter (where v.mask & ${1 << i} <> 0) over later as n${i}`).join(', ')}
+              from analytics_visits v ${allProjects ? '' : 'where v.project = $1'}
+            window later as (partition by v.project, v.path, v.visitor order by v.day
+                             rows between 1 following and unbounded following)) s
+     where ${N.map((c) => `s.${c} is not null`).join(' or ')}
+     order by s.project, s.day, s.path, s.visitor`;
 }
