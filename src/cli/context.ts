@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { openServices, type Services } from '../app/services.ts';
 import { type Config, loadConfig } from '../config/config.ts';
-import { LogDestination } from '../logging/log-destination.ts';
 import { createLogger } from '../logging/logger.ts';
+import { type CliLogs, cliIo } from './io.ts';
 import { notice } from './output.ts';
 
 /**
@@ -13,7 +13,8 @@ import { notice } from './output.ts';
 export async function openContext(
   options: { newDataDirNotice?: { json: boolean } } = {},
 ): Promise<CommandContext> {
-  const config = loadConfig();
+  const io = cliIo();
+  const config = loadConfig(io.env);
   if (options.newDataDirNotice && config.database.kind === 'sqlite' && !existsSync(config.dataDir)) {
     // A command run from another directory than the server's would silently start afresh.
     notice(
@@ -21,17 +22,16 @@ export async function openContext(
       `no Docwright data was in ${config.dataDir}, so this command starts a new, empty one there. Run it from the directory Docwright was started in, or set DOCWRIGHT_DATA_DIR (or DATABASE_URL) to the server's.`,
     );
   }
-  const logs = new LogDestination(2);
-  const logger = createLogger(config.logLevel, logs);
+  const logger = createLogger(config.logLevel, io.logs);
   const services = await openServices(config, logger);
-  return { config, logger, logs, services };
+  return { config, logger, logs: io.logs, services };
 }
 
 export interface CommandContext {
   config: Config;
   logger: Logger;
   /** Where the logger writes: drained (with a deadline) before the process exits. */
-  logs: LogDestination;
+  logs: CliLogs;
   services: Services;
 }
 

@@ -1,11 +1,13 @@
+import { cliIo } from './io.ts';
+
 /** Prints `value` as JSON with --json, else as the human text `render` gives. */
 export function print<T>(json: boolean, value: T, render: (value: T) => string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${render(value)}\n`);
+  cliIo().stdout.write(json ? `${JSON.stringify(value)}\n` : `${render(value)}\n`);
 }
 
 /** Something the user should know that did not stop the command: stderr, as JSON with --json. */
 export function notice(json: boolean, text: string): void {
-  process.stderr.write(json ? `${JSON.stringify({ notice: text })}\n` : `Note: ${text}\n`);
+  cliIo().stderr.write(json ? `${JSON.stringify({ notice: text })}\n` : `Note: ${text}\n`);
 }
 
 /** A plain aligned table for terminals. */

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { LogDestination } from '../logging/log-destination.ts';
+import type { CliLogs } from './io.ts';
 
 export interface ShutdownOptions {
   logger: Logger;
-  logs: LogDestination;
+  logs: CliLogs;
   /** DOCWRIGHT_SHUTDOWN_GRACE_SECONDS: how long running work may take to finish. */
   graceSeconds: number;
 }

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import type { LogFormat } from '../../domain/analytics/log-formats.ts';
 import { type ImportProgress, type ImportSummary, importLog } from '../../domain/analytics/log-import.ts';
 import { withServices } from '../context.ts';
+import { cliIo } from '../io.ts';
 import { print, table } from '../output.ts';
 import { importFileInParallel } from './analytics-import-parallel.ts';
 
@@ -23,7 +24,7 @@ export async function analyticsImportCommand(
   const summary = await withServices(options, async (services) => {
     await services.projects.get(options.project); // a clear "not found" before reading anything
     const size = file === '-' ? null : (await stat(file)).size;
-    const progress = !options.json && process.stderr.isTTY ? new ProgressLine(size) : null;
+    const progress = !options.json && cliIo().stderr.isTTY ? new ProgressLine(size) : null;
     // A file big enough to be worth it is split across worker threads (one per core).
     const workers = options.workers ?? Math.min(4, availableParallelism());
     if (size !== null && size > 16 * 1024 * 1024 && workers > 1) {
@@ -44,7 +45,7 @@ export async function analyticsImportCommand(
         progress?.done();
       }
     }
-    const input = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+    const input = file === '-' ? cliIo().stdin : createReadStream(file, { highWaterMark: 1 << 20 });
     input.setEncoding('utf8');
     try {
       return await importLog({
@@ -98,12 +99,12 @@ class ProgressLine {
     this.last = now;
     const seconds = Math.max(0.001, (now - this.started) / 1000);
     const percent = this.size ? ` ${Math.min(100, (100 * p.bytes) / this.size).toFixed(1)}%` : '';
-    process.stderr.write(
+    cliIo().stderr.write(
       `\r\u001b[2K${percent} ${p.lines.toLocaleString('en')} lines, ${p.imported.toLocaleString('en')} imported, ${p.skipped.toLocaleString('en')} skipped, ${Math.round(p.lines / seconds).toLocaleString('en')} lines/s`,
     );
   }
 
   done(): void {
-    process.stderr.write('\r\u001b[2K');
+    cliIo().stderr.write('\r\u001b[2K');
   }
 }

@@ -9,6 +9,7 @@ import { copyViews } from '../../domain/analytics/copy-views.ts';
 import type { AnalyticsStore, TimeRange, ViewScanner } from '../../domain/analytics/store.ts';
 import { systemClock } from '../../domain/clock.ts';
 import { openContext } from '../context.ts';
+import { cliIo } from '../io.ts';
 import { print } from '../output.ts';
 
 export interface MigrateOptions {
@@ -93,7 +94,7 @@ export async function analyticsMigrateCommand(options: MigrateOptions): Promise<
       });
     }
     const failed = results.filter((r) => r.sourceViews !== r.targetViews || !r.exportsEqual);
-    if (failed.length > 0) process.exitCode = 1;
+    if (failed.length > 0) cliIo().exitCode = 1;
     if (options.project !== undefined) {
       const [result] = results as [MigrateResult];
       if (failed.length > 0)
@@ -218,7 +219,7 @@ class ProgressLine {
   private lastTenth = -1;
   private readonly label: string;
   constructor(json: boolean, label: string) {
-    this.tty = !json && Boolean(process.stderr.isTTY);
+    this.tty = !json && Boolean(cliIo().stderr.isTTY);
     this.label = label;
   }
 
@@ -227,7 +228,7 @@ class ProgressLine {
     if (this.tty) {
       const width = 30;
       const bar = '#'.repeat(Math.round(share * width)).padEnd(width, '.');
-      process.stderr.write(
+      cliIo().stderr.write(
         `\r${this.label}[${bar}] ${(share * 100).toFixed(1)}% ${copied.toLocaleString('en')}/${total.toLocaleString('en')} views`,
       );
       return;
@@ -235,10 +236,10 @@ class ProgressLine {
     const tenth = Math.floor(share * 10);
     if (tenth === this.lastTenth) return;
     this.lastTenth = tenth;
-    process.stderr.write(`${this.label}copied ${copied} of ${total} views\n`);
+    cliIo().stderr.write(`${this.label}copied ${copied} of ${total} views\n`);
   }
 
   end(): void {
-    if (this.tty) process.stderr.write('\n');
+    if (this.tty) cliIo().stderr.write('\n');
   }
 }

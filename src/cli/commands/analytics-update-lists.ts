@@ -2,6 +2,7 @@ import { refreshedRangesDir } from '../../app/crawler-ranges.ts';
 import { type ListUpdate, updateCrawlerRangeLists } from '../../app/update-crawler-ranges.ts';
 import { loadConfig } from '../../config/config.ts';
 import { DEFAULT_DOWNLOAD_LIMITS, downloadList } from '../../integrations/crawler-ranges/download-list.ts';
+import { cliIo } from '../io.ts';
 import { print, table } from '../output.ts';
 
 /**
@@ -12,7 +13,7 @@ export async function analyticsUpdateListsCommand(options: {
   json: boolean;
   sourceUrlOverride?: string | undefined;
 }): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig(cliIo().env);
   const baseUrl = options.sourceUrlOverride;
   if (baseUrl !== undefined && !/^https?:\/\/[^/]/.test(baseUrl)) {
     throw new Error(`--source-url-override must be an http:// or https:// URL (got "${baseUrl}")`);
@@ -25,7 +26,7 @@ export async function analyticsUpdateListsCommand(options: {
   });
   const result = { directory: refreshedRangesDir(config.dataDir), lists };
   print(options.json, result, render);
-  if (lists.some((l) => l.status === 'failed')) process.exitCode = 1;
+  if (lists.some((l) => l.status === 'failed')) cliIo().exitCode = 1;
 }
 
 function render({ directory, lists }: { directory: string; lists: ListUpdate[] }): string {

@@ -4,6 +4,7 @@ import { invalid } from '../../domain/errors.ts';
 import { CODE_HOST_KINDS, type CodeHostKind } from '../../domain/projects/code-host-settings.ts';
 import type { ProjectSettingsChange } from '../../domain/projects/project-settings.ts';
 import { withServices } from '../context.ts';
+import { cliIo } from '../io.ts';
 import { print, table } from '../output.ts';
 import { readStdin } from '../stdin.ts';
 
@@ -30,10 +31,10 @@ export async function deleteProjectCommand(projectId: string, options: { yes: bo
     const footprint = await s.projectRemoval.describe(projectId);
     if (!options.yes) {
       const { project, jobs, keys } = footprint;
-      if (!process.stdin.isTTY) {
+      if (!cliIo().stdin.isTTY) {
         throw invalid(`Refusing to delete project ${projectId} without confirmation: add --yes`);
       }
-      const prompt = createInterface({ input: process.stdin, output: process.stderr });
+      const prompt = createInterface({ input: cliIo().stdin, output: process.stderr });
       const answer = await prompt.question(
         `Delete project ${project.id} (${project.name}, ${project.repository}) with its ${jobs} job(s), ${keys} API key(s), working copies and analytics? This cannot be undone. Type the project id to confirm: `,
       );
@@ -53,7 +54,7 @@ export async function deleteProjectCommand(projectId: string, options: { yes: bo
 /** Things the user should know that did not stop the command (with --json, they are in the output). */
 function warn(json: boolean, warnings: string[]): void {
   if (json) return;
-  for (const warning of warnings) process.stderr.write(`Warning: ${warning}\n`);
+  for (const warning of warnings) cliIo().stderr.write(`Warning: ${warning}\n`);
 }
 
 export async function listProjectsCommand(options: { json: boolean }) {

@@ -3,6 +3,7 @@ import type { Role } from '../../domain/access/principal.ts';
 import { invalid } from '../../domain/errors.ts';
 import { signInLinkUrl } from '../../domain/users/sign-in-links.ts';
 import { withServices } from '../context.ts';
+import { cliIo } from '../io.ts';
 import { print, table } from '../output.ts';
 import { readStdin } from '../stdin.ts';
 
@@ -68,10 +69,10 @@ export async function deleteUserCommand(idOrEmail: string, options: { yes: boole
   const deleted = await withServices(options, async (s) => {
     const user = await s.users.find(idOrEmail);
     if (!options.yes) {
-      if (!process.stdin.isTTY) {
+      if (!cliIo().stdin.isTTY) {
         throw invalid(`Refusing to delete account ${user.email} without confirmation: add --yes`);
       }
-      const prompt = createInterface({ input: process.stdin, output: process.stderr });
+      const prompt = createInterface({ input: cliIo().stdin, output: process.stderr });
       const answer = await prompt.question(
         `Delete the ${user.role} account ${user.email} (${user.id})? Its sessions end. Type its email to confirm: `,
       );

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openServices, type Services } from '../../../src/app/services.ts';
 import { loadConfig } from '../../../src/config/config.ts';
+import { runCliInProcess } from '../../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../../helpers/storage.ts';
 
 const run = promisify(execFile);
@@ -48,6 +49,15 @@ describe(`docwright analytics import on ${testBackend}`, () => {
     });
     return JSON.parse(stdout) as Record<string, unknown>;
   };
+  /** The same command in this process (test/helpers/cli.ts); the worker-thread import runs the binary. */
+  const cliInProcess = async (args: string[]) => {
+    const result = await runCliInProcess([...args, '--json'], {
+      ...database.env,
+      DOCWRIGHT_LOG_LEVEL: 'silent',
+    });
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as Record<string, unknown>;
+  };
   const open = async () => {
     const config = loadConfig({ ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent' });
     services = await openServices(config, pino({ level: 'silent' }), { storage: database.open() });
@@ -59,10 +69,10 @@ describe(`docwright analytics import on ${testBackend}`, () => {
     const file = path.join(database.dir, 'access.log');
     writeFileSync(file, `${LOG}\n`);
     const project = (
-      await cli(['projects', 'create', '--name', 'docs', '--repo', 'https://example.com/d.git'])
+      await cliInProcess(['projects', 'create', '--name', 'docs', '--repo', 'https://example.com/d.git'])
     ).id as string;
 
-    const first = await cli(['analytics', 'import', '--project', project, file]);
+    const first = await cliInProcess(['analytics', 'import', '--project', project, file]);
     expect(first).toMatchObject({ lines: 10, imported: 4, duplicates: 0, skipped: 6, format: 'combined' });
     expect(first.reasons).toEqual(
       expect.arrayContaining([
@@ -74,10 +84,13 @@ describe(`docwright analytics import on ${testBackend}`, () => {
         { reason: 'empty line', lines: 1 },
       ]),
     );
-    const again = await cli(['analytics', 'import', '--project', project, file]);
+    const again = await cliInProcess(['analytics', 'import', '--project', project, file]);
     expect(again).toMatchObject({ imported: 0, duplicates: 4 });
     // Views stored by this version need no reclassifying.
-    expect(await cli(['analytics', 'reclassify', '--project', project])).toEqual({ examined: 0, changed: 0 });
+    expect(await cliInProcess(['analytics', 'reclassify', '--project', project])).toEqual({
+      examined: 0,
+      changed: 0,
+    });
 
     const s = await open();
     const all = { range: { from: null, to: null }, limit: 50, offset: 0 };

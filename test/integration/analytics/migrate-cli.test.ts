@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createClient } from '@clickhouse/client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { randomBase32 } from '../../../src/domain/ids.ts';
+import { runCliInProcess } from '../../helpers/cli.ts';
 import { DOCWRIGHT_BIN, runCli, startChild } from '../../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../../helpers/storage.ts';
 
@@ -37,11 +38,13 @@ describe.runIf(testBackend === 'postgres')('docwright analytics migrate (Postgre
       }),
     ).join('\n');
 
+  // In this process (test/helpers/cli.ts): the commands' output and effects; the next test is
+  // about a process killed mid-copy, so it runs the binary.
   it('copies every project with --all-projects, each checked, and refuses neither or both', async () => {
     database = createTestDatabase();
     const env = { ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent' };
     const cli = async (args: string[]) => {
-      const result = await runCli([...args, '--json'], env);
+      const result = await runCliInProcess([...args, '--json'], env);
       expect(result.stderr).not.toContain('"error"');
       return JSON.parse(result.stdout) as Record<string, unknown>;
     };
@@ -59,14 +62,17 @@ describe.runIf(testBackend === 'postgres')('docwright analytics migrate (Postgre
       });
     }
     const to = target();
-    const neither = await runCli(['analytics', 'migrate', '--to', to, '--json'], env);
+    const neither = await runCliInProcess(['analytics', 'migrate', '--to', to, '--json'], env);
     expect(neither.code).toBe(1);
     expect(neither.stderr).toContain('Give either --project <id> or --all-projects');
-    const both = await runCli(['analytics', 'migrate', '--project', a, '--all-projects', '--to', to], env);
+    const both = await runCliInProcess(
+      ['analytics', 'migrate', '--project', a, '--all-projects', '--to', to],
+      env,
+    );
     expect(both.code).toBe(1);
     expect(both.stderr).toContain('Give either --project <id> or --all-projects');
 
-    const all = await runCli(['analytics', 'migrate', '--all-projects', '--to', to, '--json'], env);
+    const all = await runCliInProcess(['analytics', 'migrate', '--all-projects', '--to', to, '--json'], env);
     expect(all.code).toBe(0);
     const { projects } = JSON.parse(all.stdout) as { projects: Array<Record<string, unknown>> };
     const byProject = new Map(projects.map((p) => [p.project, p]));
@@ -91,7 +97,7 @@ describe.runIf(testBackend === 'postgres')('docwright analytics migrate (Postgre
       targetViews: 0,
       exportsEqual: true,
     });
-    const text = await runCli(['analytics', 'migrate', '--all-projects', '--to', to], env);
+    const text = await runCliInProcess(['analytics', 'migrate', '--all-projects', '--to', to], env);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('3 of 3 projects copied and checked.');
   });

@@ -11,6 +11,7 @@ import {
   CRAWLER_RANGE_SOURCES,
   SHIPPED_CRAWLER_RANGES,
 } from '../../../src/domain/analytics/crawler-range-files.ts';
+import { runCliInProcess } from '../../helpers/cli.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/docwright.js', import.meta.url));
 
@@ -63,6 +64,14 @@ describe('docwright analytics update-lists', () => {
         },
       );
     });
+  /** The same command in this process (test/helpers/cli.ts); the first test runs the binary. */
+  const runInProcess = async (args: string[]): Promise<Result> => {
+    const result = await runCliInProcess(['analytics', 'update-lists', ...args], {
+      DOCWRIGHT_DATA_DIR: dataDir,
+      DOCWRIGHT_LOG_LEVEL: 'silent',
+    });
+    return { code: result.code ?? -1, output: JSON.parse(result.stdout) };
+  };
   const list = (result: Result, file: string) => result.output.lists.find((l) => l.file === file);
   const refreshed = (file: string) => path.join(dataDir, 'crawler-ranges', file);
 
@@ -119,7 +128,7 @@ describe('docwright analytics update-lists', () => {
     answers.set('/bingbot.json', { status: 200, body: JSON.stringify(shipped('bingbot.json')) });
     answers.set('/perplexitybot.json', { status: 200, body: JSON.stringify(shipped('perplexitybot.json')) });
     answers.set('/duckassistbot.json', { status: 200, body: '{"prefixes":[{"ipv4Prefix":"192.0.2.0/28"}]}' });
-    const second = await run(['--json', '--source-url-override', `${base}/`]);
+    const second = await runInProcess(['--json', '--source-url-override', `${base}/`]);
     expect(second.code).toBe(1);
     expect(list(second, 'gptbot.json')).toMatchObject({ status: 'failed', before: 22, after: 22 });
     expect(readFileSync(refreshed('gptbot.json'), 'utf8')).toBe(before);
@@ -134,14 +143,10 @@ describe('docwright analytics update-lists', () => {
   });
 
   it('refuses an override that is not an HTTP URL', async () => {
-    const bad = await new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(
-        process.execPath,
-        [BIN, 'analytics', 'update-lists', '--source-url-override', 'file:///etc'],
-        { env: { ...process.env, DOCWRIGHT_DATA_DIR: dataDir, DOCWRIGHT_LOG_LEVEL: 'silent' } },
-        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }),
-      ),
-    );
+    const bad = await runCliInProcess(['analytics', 'update-lists', '--source-url-override', 'file:///etc'], {
+      DOCWRIGHT_DATA_DIR: dataDir,
+      DOCWRIGHT_LOG_LEVEL: 'silent',
+    });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--source-url-override must be an http/);
   });
