@@ -215,6 +215,7 @@ describe(`job runner on ${testBackend}`, () => {
       logger: pino({ level: 'silent' }),
       workSignal: t.services.workSignal,
       defaultModel: null,
+      modelPrices: t.services.config.modelPrices,
       settings: t.services.config.worker,
     });
     worker.start();
