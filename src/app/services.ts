@@ -199,6 +199,7 @@ export async function openServices(
         saltRotation: analyticsOptions.saltRotation,
         publicUrl: config.publicUrl,
       },
+      clock,
     }),
     projectRemoval: new ProjectRemoval(storage, workspaces, analytics),
     users,
@@ -257,6 +258,7 @@ export function createWorker(services: Services, logger: Logger): Worker {
     workSignal: services.workSignal,
     settings: services.config.worker,
     defaultModel: services.config.model,
+    modelPrices: services.config.modelPrices,
     webhooks: services.webhookDispatcher,
   });
 }

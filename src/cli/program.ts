@@ -76,7 +76,7 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
   projects
     .command('update')
     .description(
-      "change a project's repository, base branch, model, draft setting and code host (credentials are stored encrypted)",
+      "change a project's repository, base branch, model, draft setting, monthly budget and code host (credentials are stored encrypted)",
     )
     .argument('<project-id>', 'the project id (prj_…)')
     .option(
@@ -88,6 +88,11 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .option('--clear-model', 'use the default model (DOCWRIGHT_MODEL) again')
     .option('--draft', 'open pull requests as drafts (the default)')
     .option('--ready', 'open pull requests ready for review')
+    .option(
+      '--monthly-budget <usd>',
+      'estimated US dollars the project may spend per calendar month (UTC); once spent, new turns are refused',
+    )
+    .option('--clear-monthly-budget', 'remove the monthly budget')
     .option('--host <github|gitlab|local>', 'where pull requests are opened')
     .option('--api-url <url>', 'API root: GitHub Enterprise https://HOST/api/v3, GitLab https://HOST/api/v4')
     .option('--host-repo <path>', 'owner/name (GitHub) or group/project (GitLab) when the URL does not tell')

@@ -2,6 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SALT_ROTATIONS } from '../domain/analytics/identity.ts';
 import { type AnalyticsOptions, DEFAULT_ANALYTICS_OPTIONS } from '../domain/analytics/options.ts';
+import {
+  type ModelPrices,
+  parseModelPrices,
+  shippedModelPrices,
+  withOverrides,
+} from '../domain/jobs/pricing/model-prices.ts';
 import type { DatabaseConfig } from '../storage/database.ts';
 import { type AnalyticsBackendConfig, parseAnalyticsBackend } from './analytics-backend.ts';
 
@@ -39,6 +45,8 @@ export interface Config {
   };
   /** `provider:model-id`, or null when no model is configured. */
   model: string | null;
+  /** USD per million tokens by model: the shipped table with DOCWRIGHT_MODEL_PRICES laid over it. */
+  modelPrices: ModelPrices;
   /** Provider credentials and endpoints; secrets, never logged or shown to the model. */
   providers: {
     anthropicApiKey: string | null;
@@ -124,6 +132,8 @@ export const SETTINGS = {
   DOCWRIGHT_SHUTDOWN_GRACE_SECONDS:
     'On SIGTERM, how long running turns may finish before they are released (default 30).',
   DOCWRIGHT_MODEL: 'Default model as provider:model-id, e.g. anthropic:claude-sonnet-4-5 (default: none).',
+  DOCWRIGHT_MODEL_PRICES:
+    'Prices that replace or add to the shipped table (estimates; see docs/jobs.md): a JSON file path, or inline JSON {"provider:model-id": {"input": USD per million tokens, "output": …, "cachedInput"?: …}}.',
   ANTHROPIC_API_KEY: 'API key for anthropic:… models.',
   OPENAI_API_KEY: 'API key for openai:… models.',
   DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL:
@@ -223,6 +233,7 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       shutdownGraceSeconds: read.number('DOCWRIGHT_SHUTDOWN_GRACE_SECONDS', { min: 0 }) ?? 30,
     },
     model,
+    modelPrices: readModelPrices(read.string('DOCWRIGHT_MODEL_PRICES'), cwd, problems),
     providers: {
       anthropicApiKey: read.string('ANTHROPIC_API_KEY') ?? null,
       anthropicBaseUrl: read.url('DOCWRIGHT_ANTHROPIC_BASE_URL') ?? null,
@@ -294,6 +305,32 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** The shipped prices, with those of DOCWRIGHT_MODEL_PRICES (inline JSON or a file) laid over them. */
+function readModelPrices(setting: string | undefined, cwd: string, problems: string[]): ModelPrices {
+  const shipped = shippedModelPrices();
+  if (setting === undefined) return shipped;
+  const inline = setting.startsWith('{');
+  let text = setting;
+  if (!inline) {
+    try {
+      text = readFileSync(path.resolve(cwd, setting), 'utf8');
+    } catch (error) {
+      problems.push(`DOCWRIGHT_MODEL_PRICES: cannot read ${setting} (${(error as Error).message})`);
+      return shipped;
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    problems.push(
+      `DOCWRIGHT_MODEL_PRICES: ${inline ? 'the inline value' : setting} is not valid JSON (${(error as Error).message})`,
+    );
+    return shipped;
+  }
+  return withOverrides(shipped, parseModelPrices(parsed, 'DOCWRIGHT_MODEL_PRICES', problems));
 }
 
 function displayHost(host: string): string {

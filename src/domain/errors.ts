@@ -8,7 +8,9 @@ export type DomainErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
-  | 'rate_limited';
+  | 'rate_limited'
+  /** The project's monthly budget is spent: no new turns until it is raised or the month ends. */
+  | 'budget_spent';
 
 export class DomainError extends Error {
   readonly kind: DomainErrorKind;

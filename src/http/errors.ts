@@ -9,6 +9,7 @@ export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   rate_limited: 429,
+  budget_spent: 402,
 };
 
 // Fastify's own errors that the caller caused, worded for the caller.

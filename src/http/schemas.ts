@@ -41,6 +41,28 @@ export const Job = Type.Object(
       Type.String({ description: 'Why the job failed; null unless status is failed.' }),
     ),
     updatedAt: Timestamp('When the job last changed (UTC).'),
+    usage: Type.Object(
+      {
+        inputTokens: Type.Integer({ minimum: 0, description: "Input tokens of the job's turns, summed." }),
+        outputTokens: Type.Integer({ minimum: 0, description: "Output tokens of the job's turns, summed." }),
+        costUsd: Nullable(
+          Type.Number({
+            minimum: 0,
+            description:
+              "Estimated cost in US dollars: the sum of its turns' estimates, each made from the price table when the turn's usage was recorded (later price changes do not rewrite it). 0 before any usage. null when turns recorded usage but none has an estimate (their model is not in the price table): unknown, not free.",
+          }),
+        ),
+        unpricedTurns: Type.Integer({
+          minimum: 0,
+          description:
+            'Turns whose usage has no estimate (their model is not in the price table, or they were recorded before cost estimates existed); above 0, costUsd leaves them out and is a lower bound.',
+        }),
+      },
+      {
+        description:
+          'Tokens and estimated cost so far, summed over the turns whose usage is recorded (a turn records it when it ends).',
+      },
+    ),
   },
   { $id: 'Job' },
 );
@@ -55,7 +77,22 @@ export const JobList = Type.Object(
   { $id: 'JobList' },
 );
 
-const Usage = Type.Object({ inputTokens: Type.Integer(), outputTokens: Type.Integer() });
+const Usage = Type.Object({
+  inputTokens: Type.Integer(),
+  outputTokens: Type.Integer(),
+  cachedInputTokens: Type.Integer({
+    minimum: 0,
+    description:
+      'Of inputTokens, those the provider reports as read from its prompt cache (0: none reported).',
+  }),
+  costUsd: Nullable(
+    Type.Number({
+      minimum: 0,
+      description:
+        "Estimated cost in US dollars, from the price table when the turn's usage was recorded; null when its model is not in the table (unknown, not free).",
+    }),
+  ),
+});
 
 const TurnFields = {
   turn: Type.Integer({ description: '1 for the first prompt, then one more per follow-up.' }),
@@ -219,6 +256,13 @@ export const bodyErrorResponses = {
   409: error('Conflict: the job is archived.'),
   413: error('Request body too large.'),
   415: error('Content-Type is not application/json.'),
+};
+/** A body error, or the project's monthly budget is spent: for the routes that queue a turn. */
+export const turnErrorResponses = {
+  ...bodyErrorResponses,
+  402: error(
+    "The project's monthly budget is spent (estimated cost of this calendar month's turns, UTC); the error says how much was used and when it resets. Nothing was queued.",
+  ),
 };
 
 /** A success response: a shared schema with a description for the API reference. */

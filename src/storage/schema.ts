@@ -20,6 +20,7 @@ export interface Database {
   analytics_settings: AnalyticsSettingsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  project_monthly_spend: ProjectMonthlySpendTable;
 }
 
 export interface ProjectsTable {
@@ -66,6 +67,13 @@ export interface JobsTable {
   /** The worker holding the job while one of its turns runs, and until when. */
   lease_owner: string | null;
   lease_expires_at: string | null;
+  /** Sums over the job's turns (a bigint that `pg` returns as a string on PostgreSQL). */
+  input_tokens: number | string;
+  output_tokens: number | string;
+  /** Sum of the turns' estimated costs in USD; null until one of them has an estimate. */
+  cost_usd: number | null;
+  /** Turns that recorded usage but have no estimate (their model had no price). */
+  unpriced_turns: number;
 }
 
 export interface TurnsTable {
@@ -79,8 +87,10 @@ export interface TurnsTable {
   attempts: number;
   error: string | null;
   summary: string | null;
-  /** JSON: { inputTokens, outputTokens } or null. */
+  /** JSON: { inputTokens, outputTokens, cachedInputTokens? } or null. */
   usage: string | null;
+  /** Estimated cost in USD when the usage was recorded; null without usage or without a price. */
+  cost_usd: number | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -205,6 +215,16 @@ export interface WebhookDeliveriesTable {
   created_at: string;
   updated_at: string;
   delivered_at: string | null;
+}
+
+/** A project's estimated spend in one calendar month (UTC), summed as turns are recorded. */
+export interface ProjectMonthlySpendTable {
+  project_id: string;
+  /** `2026-11`. */
+  month: string;
+  cost_usd: number;
+  /** Turns recorded that month without an estimate (no price for their model). */
+  unpriced_turns: number;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -23,8 +23,11 @@ export interface ScriptedCompletion {
   toolCalls?: ScriptedToolCall[];
   /** Default: 'tool_calls' when there are tool calls, else 'stop'. */
   finishReason?: string;
-  /** Default: estimated from the request and reply sizes (about four characters a token). */
-  usage?: { promptTokens: number; completionTokens: number };
+  /**
+   * Token counts to report, cachedTokens in prompt_tokens_details.cached_tokens. Default:
+   * estimated from the request and reply sizes (about four characters a token).
+   */
+  usage?: Usage;
   /**
    * Stream the first chunk, then hold the response open until the client goes away
    * (for abort and time-limit tests).
@@ -208,7 +211,7 @@ async function streamReply(
   id: string,
   request: ChatCompletionRequest,
   reply: ScriptedCompletion,
-  usage: { promptTokens: number; completionTokens: number },
+  usage: Usage,
   options: ScriptedServerOptions,
 ): Promise<void> {
   res.writeHead(200, {
@@ -273,12 +276,7 @@ async function streamReply(
   res.end('data: [DONE]\n\n');
 }
 
-function completionBody(
-  id: string,
-  model: string,
-  reply: ScriptedCompletion,
-  usage: { promptTokens: number; completionTokens: number },
-) {
+function completionBody(id: string, model: string, reply: ScriptedCompletion, usage: Usage) {
   const toolCalls = (reply.toolCalls ?? []).map((call, index) => ({
     id: call.id ?? `call_${id.slice(-4)}_${index}`,
     type: 'function',
@@ -324,11 +322,18 @@ function usageFor(request: ChatCompletionRequest, reply: ScriptedCompletion) {
   };
 }
 
-function usageBody({ promptTokens, completionTokens }: { promptTokens: number; completionTokens: number }) {
+interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+}
+
+function usageBody({ promptTokens, completionTokens, cachedTokens }: Usage) {
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
+    ...(cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: cachedTokens } }),
   };
 }
 

@@ -257,7 +257,31 @@ describe(`docwright CLI on ${testBackend}`, () => {
       const renamed = await cli(['projects', 'update', String(created.id), '--repo', plain], env);
       expect(renamed.code).toBe(1);
       const shown = await json(['projects', 'update', String(created.id)]);
-      expect(shown).toMatchObject({ repository: repo, baseBranch: 'main' });
+      expect(shown).toMatchObject({ repository: repo, baseBranch: 'main', monthlyBudgetUsd: null });
+
+      // A monthly budget: set (rounded to cents), shown with this month's spend, and removed.
+      const month = new Date().toISOString().slice(0, 7);
+      const budgeted = await json(['projects', 'update', String(created.id), '--monthly-budget', '49.999']);
+      expect(budgeted).toMatchObject({
+        monthlyBudgetUsd: 50,
+        spend: { month, budgetUsd: 50, spentUsd: 0, unpricedTurns: 0, budgetSpent: false },
+      });
+      const text = await runCli(['projects', 'update', String(created.id)], env);
+      expect(text.stdout).toContain(`budget:       $50.00 a month; spent $0.00 in ${month} (UTC, estimated)`);
+      const badBudget = await runCli(
+        ['projects', 'update', String(created.id), '--monthly-budget', 'lots'],
+        env,
+      );
+      expect(badBudget.code).toBe(1);
+      expect(badBudget.stderr).toMatch(/--monthly-budget must be a number of US dollars/);
+      const negative = await runCli(
+        ['projects', 'update', String(created.id), '--monthly-budget', '-5'],
+        env,
+      );
+      expect(negative.code).toBe(1);
+      expect(negative.stderr).toMatch(/monthlyBudgetUsd must be a number of US dollars from 0/);
+      const cleared = await json(['projects', 'update', String(created.id), '--clear-monthly-budget']);
+      expect(cleared).toMatchObject({ monthlyBudgetUsd: null, spend: { budgetUsd: null } });
     } finally {
       dir.cleanup();
     }

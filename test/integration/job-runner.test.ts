@@ -71,9 +71,11 @@ describe(`job runner on ${testBackend}`, () => {
         turn: 1,
         status: 'succeeded',
         attempts: 1,
-        usage: { inputTokens: 10, outputTokens: 1 },
+        // No model is configured here, so no price: the cost is unknown (null), not 0.
+        usage: { inputTokens: 10, outputTokens: 1, cachedInputTokens: 0, costUsd: null },
       }),
     ]);
+    expect(done.usage).toEqual({ inputTokens: 10, outputTokens: 1, costUsd: null, unpricedTurns: 1 });
     expect(conversation.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(conversation.messages[2]?.tool).toEqual({
       name: 'read_file',
@@ -215,6 +217,7 @@ describe(`job runner on ${testBackend}`, () => {
       logger: pino({ level: 'silent' }),
       workSignal: t.services.workSignal,
       defaultModel: null,
+      modelPrices: t.services.config.modelPrices,
       settings: t.services.config.worker,
     });
     worker.start();

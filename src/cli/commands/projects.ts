@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { invalid } from '../../domain/errors.ts';
 import { CODE_HOST_KINDS, type CodeHostKind } from '../../domain/projects/code-host-settings.ts';
+import { usd } from '../../domain/projects/monthly-budget.ts';
 import type { ProjectSettingsChange } from '../../domain/projects/project-settings.ts';
 import { withServices } from '../context.ts';
 import { cliIo } from '../io.ts';
@@ -73,6 +74,8 @@ export interface UpdateProjectOptions {
   model?: string;
   clearModel?: boolean;
   draft?: boolean;
+  monthlyBudget?: string;
+  clearMonthlyBudget?: boolean;
   host?: string;
   apiUrl?: string;
   hostRepo?: string;
@@ -93,6 +96,16 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
   if (options.clearModel) change.model = null;
   else if (options.model !== undefined) change.model = options.model;
   if (options.draft !== undefined) change.draft = options.draft;
+  if (options.clearMonthlyBudget) change.monthlyBudgetUsd = null;
+  else if (options.monthlyBudget !== undefined) {
+    const budget = Number(options.monthlyBudget.replace(/^\$/, ''));
+    if (options.monthlyBudget.trim() === '' || !Number.isFinite(budget)) {
+      throw invalid(
+        `--monthly-budget must be a number of US dollars, e.g. 50 (got "${options.monthlyBudget}")`,
+      );
+    }
+    change.monthlyBudgetUsd = budget;
+  }
   if (options.host !== undefined) change.host = options.host as CodeHostKind;
   if (options.apiUrl !== undefined) change.apiUrl = options.apiUrl;
   if (options.hostRepo !== undefined) change.hostRepository = options.hostRepo;
@@ -120,7 +133,7 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
     });
     change.credentials = { appId: options.githubAppId, privateKey, installationId };
   }
-  const { settings, project, warnings } = await withServices(options, async (s) => {
+  const { settings, project, spend, warnings } = await withServices(options, async (s) => {
     const moved =
       options.repo !== undefined || options.ref !== undefined
         ? await s.projects.relocate(projectId, { repository: options.repo, baseBranch: options.ref })
@@ -131,16 +144,24 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
         ? await service.show(projectId)
         : await service.update(projectId, change);
     const project = moved ?? (await s.projects.get(projectId));
-    return { settings, project, warnings: moved?.warnings ?? [] };
+    const spend = await service.monthlySpend(projectId, s.clock());
+    return { settings, project, spend, warnings: moved?.warnings ?? [] };
   });
   warn(options.json, warnings);
-  const shown = { ...settings, repository: project.repository, baseBranch: project.baseBranch, warnings };
+  const shown = {
+    ...settings,
+    repository: project.repository,
+    baseBranch: project.baseBranch,
+    spend,
+    warnings,
+  };
   print(options.json, shown, (v) =>
     [
       `Project ${v.projectId}`,
       `  repository:   ${v.repository} @ ${v.baseBranch}`,
       `  model:        ${v.model ?? '(default)'}`,
       `  pull requests: ${v.draft ? 'draft' : 'ready for review'}`,
+      `  budget:       ${v.monthlyBudgetUsd === null ? '(none)' : `${usd(v.monthlyBudgetUsd)} a month`}; spent ${usd(v.spend.spentUsd)} in ${v.spend.month} (UTC, estimated)${v.spend.unpricedTurns > 0 ? ` and ${v.spend.unpricedTurns} turn(s) on models without a price` : ''}${v.spend.budgetSpent ? ': budget spent, new turns are refused' : ''}`,
       `  code host:    ${v.codeHost ? v.codeHost.kind : '(none: local review for local repositories)'}`,
       ...(v.codeHost?.apiUrl ? [`  API URL:      ${v.codeHost.apiUrl}`] : []),
       ...(v.codeHost?.repository ? [`  host repo:    ${v.codeHost.repository}`] : []),

@@ -32,3 +32,9 @@ export function DateTime({ iso, style = 'date' }: { iso: string | null; style?: 
 }
 
 export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
+
+/** `$2.20`; under a dollar, four decimals (`$0.0042`) so a small cost does not read as nothing. */
+export function formatUsd(amount: number): string {
+  if (amount > 0 && amount < 0.0001) return '< $0.0001';
+  return `$${amount >= 1 || amount === 0 ? amount.toFixed(2) : amount.toFixed(4)}`;
+}

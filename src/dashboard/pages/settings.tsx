@@ -6,6 +6,7 @@ import type { CodeHostKind, ProjectPayload, SettingsChangePayload, SettingsPaylo
 import { Button } from '../components/button.tsx';
 import { useCan } from '../components/current-user.tsx';
 import { CheckboxField, FormError, SelectField, TextAreaField, TextField } from '../components/field.tsx';
+import { formatUsd } from '../components/format.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { QueryView } from '../components/states.tsx';
 import { useToast } from '../components/toasts.tsx';
@@ -48,6 +49,12 @@ export default function SettingsPage() {
                 settings={data}
                 readOnly={!canWrite}
               />
+            </Section>
+            <Section
+              title="Cost and budget"
+              description="Estimated from the server's price table per model; months are calendar months in UTC."
+            >
+              <BudgetForm projectId={projectId} settings={data} readOnly={!canWrite} />
             </Section>
             <Section title="Analytics">
               <AnalyticsForm projectId={projectId} settings={data} readOnly={!canWrite} />
@@ -263,6 +270,93 @@ function AgentForm({
         </>
       )}
     </SettingsForm>
+  );
+}
+
+function BudgetForm({
+  projectId,
+  settings,
+  readOnly,
+}: {
+  projectId: string;
+  settings: SettingsPayload;
+  readOnly: boolean;
+}) {
+  const update = useUpdateSettings(projectId);
+  const toast = useToast();
+  const budgetText = (value: number | null) => (value === null ? '' : String(value));
+  const [budget, setBudget] = useState(budgetText(settings.agent.monthlyBudgetUsd));
+  const [invalid, setInvalid] = useState<string | undefined>(undefined);
+  const save = () => {
+    const text = budget.trim().replace(/^\$/, '');
+    const value = text === '' ? null : Number(text);
+    if (value !== null && (!Number.isFinite(value) || value < 0)) {
+      setInvalid('A number of US dollars, 0 or more; empty for no budget.');
+      return;
+    }
+    setInvalid(undefined);
+    if (value === settings.agent.monthlyBudgetUsd) {
+      toast.info('Nothing changed');
+      return;
+    }
+    update.mutate(
+      { agent: { monthlyBudgetUsd: value } },
+      {
+        onSuccess: (saved) => {
+          setBudget(budgetText(saved.agent.monthlyBudgetUsd));
+          toast.success(value === null ? 'Removed the monthly budget' : 'Saved the monthly budget');
+        },
+      },
+    );
+  };
+  return (
+    <>
+      <MonthlySpend spend={settings.spend} />
+      <SettingsForm onSubmit={save} readOnly={readOnly} busy={update.isPending} error={update.error}>
+        <TextField
+          label="Monthly budget (USD)"
+          inputMode="decimal"
+          spellCheck={false}
+          placeholder="No budget"
+          hint="Once this month's estimated spend reaches it, new jobs and follow-ups are refused and queued turns fail until the next month or a higher budget. A running turn finishes. Empty: no budget."
+          error={invalid}
+          value={budget}
+          onChange={(e) => setBudget(e.target.value)}
+        />
+      </SettingsForm>
+    </>
+  );
+}
+
+/** This month's estimated spend, against the budget when there is one. */
+function MonthlySpend({ spend }: { spend: SettingsPayload['spend'] }) {
+  const { budgetUsd, spentUsd } = spend;
+  return (
+    <div className="spend" data-testid="monthly-spend">
+      <p>
+        <strong>{formatUsd(spentUsd)}</strong> spent in {spend.month} (UTC)
+        {budgetUsd === null ? ', no budget set.' : ` of a ${formatUsd(budgetUsd)} budget.`}
+        {spend.unpricedTurns > 0 && ` Not counted: ${spend.unpricedTurns} turn(s) on models without a price.`}
+      </p>
+      {budgetUsd !== null && (
+        <meter
+          className="spend__meter"
+          aria-label={`Spent this month: ${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)}`}
+          min={0}
+          max={budgetUsd || 1}
+          low={(budgetUsd || 1) * 0.8}
+          high={(budgetUsd || 1) * 0.95}
+          optimum={0}
+          value={Math.min(spentUsd, budgetUsd || 1)}
+        />
+      )}
+      {spend.budgetSpent && (
+        <p className="form-error text" role="status">
+          The budget is spent: new jobs and follow-ups are refused until {spend.resetsOn} (UTC) or until the
+          budget is raised.
+        </p>
+      )}
+    </div>
   );
 }
 

@@ -5,6 +5,17 @@ export type MessageRole = 'user' | 'assistant' | 'tool' | 'note';
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, those the provider reports as read from its prompt cache; absent: none reported. */
+  cachedInputTokens?: number;
+}
+
+/** A turn's usage as the API shows it: its tokens and the cost estimated when they were recorded. */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  /** USD, estimated from the price table when the turn was recorded; null when its model had no price. */
+  costUsd: number | null;
 }
 
 /** What the agent said and did during a turn, in order. */
@@ -35,7 +46,7 @@ export interface TurnView {
   attempts: number;
   summary: string | null;
   error: string | null;
-  usage: TokenUsage | null;
+  usage: TurnUsage | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -62,9 +73,18 @@ export function toTurnView(row: TurnRow): TurnView {
     attempts: row.attempts,
     summary: row.summary,
     error: row.error,
-    usage: row.usage === null ? null : (JSON.parse(row.usage) as TokenUsage),
+    usage: row.usage === null ? null : toTurnUsage(JSON.parse(row.usage) as TokenUsage, row.cost_usd),
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+  };
+}
+
+function toTurnUsage(usage: TokenUsage, costUsd: number | null): TurnUsage {
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.cachedInputTokens ?? 0,
+    costUsd: costUsd === null ? null : Number(costUsd),
   };
 }

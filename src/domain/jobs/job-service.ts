@@ -1,12 +1,14 @@
 import type { Storage } from '../../storage/database.ts';
 import type { Executor } from '../../storage/queries/executor.ts';
 import { findJob, type JobPageQuery, listJobs, updateJobIfStatus } from '../../storage/queries/jobs.ts';
+import { findProject } from '../../storage/queries/projects.ts';
 import { cancelOpenTurns, turnSummaries } from '../../storage/queries/turns.ts';
 import type { JobRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
 import { invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { type Project, projectModel } from '../projects/project.ts';
+import { assertBudgetLeft } from '../projects/monthly-budget.ts';
+import { type Project, projectModel, toProject } from '../projects/project.ts';
 import { type ConversationMessage, type TurnView, toTurnView } from './conversation.ts';
 import type { JobEventFeed } from './job-event-feed.ts';
 import { openJobEventStream } from './job-event-stream.ts';
@@ -59,8 +61,14 @@ export class JobService {
     this.deps = deps;
   }
 
+  /**
+   * Queues a new job. Refused (`budget_spent`) when the project's monthly budget is spent, so
+   * nothing is queued that would only fail; the worker checks again when a turn starts.
+   */
   async create(project: Project, prompt: string): Promise<JobView> {
-    const now = iso(this.deps.clock());
+    const at = this.deps.clock();
+    await assertBudgetLeft(this.deps.storage.db, project, at);
+    const now = iso(at);
     const id = newId('job');
     const row: JobRow = {
       id,
@@ -78,6 +86,10 @@ export class JobService {
       archived_at: null,
       lease_owner: null,
       lease_expires_at: null,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: null,
+      unpriced_turns: 0,
     };
     const job = await queueTurn(this.deps.events, { newJob: row }, prompt, now);
     this.deps.workSignal.notify();
@@ -124,9 +136,19 @@ export class JobService {
     };
   }
 
-  /** A follow-up prompt: queued behind a running turn, or re-opens a finished job. */
+  /**
+   * A follow-up prompt: queued behind a running turn, or re-opens a finished job. Refused
+   * (`budget_spent`) when the project's monthly budget is spent.
+   */
   async message(projectId: string, jobId: string, prompt: string): Promise<JobView> {
-    const job = await queueTurn(this.deps.events, { projectId, jobId }, prompt, iso(this.deps.clock()));
+    const at = this.deps.clock();
+    const db = this.deps.storage.db;
+    const project = await findProject(db, projectId);
+    if (!project) throw notFound(`Job ${jobId} not found in project ${projectId}`);
+    // An unknown job is a 404 before the budget is looked at.
+    await this.find(db, projectId, jobId);
+    await assertBudgetLeft(db, toProject(project), at);
+    const job = await queueTurn(this.deps.events, { projectId, jobId }, prompt, iso(at));
     this.deps.workSignal.notify();
     return toJobView(job);
   }

@@ -11,12 +11,18 @@ import {
   type StoredCodeHost,
   storedCodeHost,
 } from './code-host-settings.ts';
-import { readProjectSettings } from './project.ts';
+import { type MonthlySpend, monthlyBudget, monthlySpend } from './monthly-budget.ts';
+import { readProjectSettings, toProject } from './project.ts';
+
+/** The largest monthly budget accepted, in USD. */
+export const MAX_MONTHLY_BUDGET_USD = 1_000_000_000;
 
 /** A change to a project's agent settings; `null` clears a value, absent leaves it alone. */
 export interface ProjectSettingsChange {
   model?: string | null;
   draft?: boolean;
+  /** USD per calendar month (UTC); null: no budget. */
+  monthlyBudgetUsd?: number | null;
   host?: CodeHostKind | null;
   apiUrl?: string | null;
   /** The repository's path on the code host (`owner/name`, `group/project`) when the URL does not tell. */
@@ -29,6 +35,8 @@ export interface ProjectSettingsView {
   projectId: string;
   model: string | null;
   draft: boolean;
+  /** USD per calendar month (UTC); null: no budget. */
+  monthlyBudgetUsd: number | null;
   codeHost: {
     kind: CodeHostKind;
     apiUrl: string | null;
@@ -67,6 +75,10 @@ export class ProjectSettingsService {
         else settings.model = checkModel(change.model);
       }
       if (change.draft !== undefined) settings.draft = change.draft;
+      if (change.monthlyBudgetUsd !== undefined) {
+        if (change.monthlyBudgetUsd === null) delete settings.monthlyBudgetUsd;
+        else settings.monthlyBudgetUsd = checkBudget(change.monthlyBudgetUsd);
+      }
 
       let host = storedCodeHost(settings);
       if (change.host === null) host = null;
@@ -112,6 +124,13 @@ export class ProjectSettingsService {
     });
   }
 
+  /** The project's estimated spend this calendar month (UTC) against its budget. */
+  async monthlySpend(projectId: string, now: Date): Promise<MonthlySpend> {
+    const row = await findProject(this.storage.db, projectId);
+    if (!row) throw notFound(`Project ${projectId} not found`);
+    return monthlySpend(this.storage.db, toProject(row), now);
+  }
+
   private seal(projectId: string, kind: CodeHostKind, credentials: CodeHostCredentials): string {
     const checked = parseCredentials(credentials);
     if (kind === 'gitlab' && !('token' in checked))
@@ -131,6 +150,7 @@ function view(projectId: string, settings: Record<string, unknown>): ProjectSett
     projectId,
     model: typeof settings.model === 'string' ? settings.model : null,
     draft: draftPullRequests(settings),
+    monthlyBudgetUsd: monthlyBudget(settings),
     codeHost: host && {
       kind: host.kind,
       apiUrl: host.apiUrl ?? null,
@@ -160,6 +180,15 @@ function checkModel(model: string): string {
   if (!/^[a-z][a-z0-9-]*:.+$/.test(value))
     throw invalid(`Model must look like provider:model-id (got "${model}")`);
   return value;
+}
+
+function checkBudget(budget: number): number {
+  if (!Number.isFinite(budget) || budget < 0 || budget > MAX_MONTHLY_BUDGET_USD) {
+    throw invalid(
+      `monthlyBudgetUsd must be a number of US dollars from 0 to ${MAX_MONTHLY_BUDGET_USD} (got ${budget}); null removes the budget`,
+    );
+  }
+  return Math.round(budget * 100) / 100;
 }
 
 function checkUrl(url: string): string {

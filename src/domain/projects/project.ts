@@ -12,14 +12,16 @@ export interface Project {
 }
 
 /**
- * The per-project settings object (stored as JSON in `projects.settings`): `model`, `draft`
- * and `codeHost` (whose credentials are sealed, see ProjectSettingsService). Keys this
+ * The per-project settings object (stored as JSON in `projects.settings`): `model`, `draft`,
+ * `monthlyBudgetUsd` and `codeHost` (whose credentials are sealed, see ProjectSettingsService). Keys this
  * version does not know are kept as they are.
  */
 export interface ProjectSettings {
   model?: string;
   draft?: boolean;
   codeHost?: unknown;
+  /** USD the project's turns may spend per calendar month (UTC); absent: no budget. */
+  monthlyBudgetUsd?: number;
   [setting: string]: unknown;
 }
 

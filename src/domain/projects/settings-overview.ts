@@ -1,7 +1,9 @@
 import { type AnalyticsService, normaliseOrigin } from '../analytics/analytics-service.ts';
 import type { SaltRotation } from '../analytics/identity.ts';
 import type { AnalyticsSettings } from '../analytics/store.ts';
+import type { Clock } from '../clock.ts';
 import type { CodeHostKind } from './code-host-settings.ts';
+import type { MonthlySpend } from './monthly-budget.ts';
 import type {
   ProjectSettingsChange,
   ProjectSettingsService,
@@ -23,12 +25,15 @@ export interface SettingsOverview {
   agent: Omit<ProjectSettingsView, 'projectId'>;
   analytics: AnalyticsSettings;
   server: ServerSettings;
+  /** This calendar month's estimated spend (UTC) against the budget: read-only. */
+  spend: MonthlySpend;
 }
 
 export interface SettingsOverviewChange {
   agent?: {
     model?: string | null | undefined;
     draft?: boolean | undefined;
+    monthlyBudgetUsd?: number | null | undefined;
     host?: CodeHostKind | null | undefined;
     apiUrl?: string | null | undefined;
     hostRepository?: string | null | undefined;
@@ -47,19 +52,27 @@ export class ProjectSettingsOverview {
   private readonly agent: ProjectSettingsService;
   private readonly analytics: AnalyticsService;
   private readonly server: ServerSettings;
+  private readonly clock: Clock;
   constructor(options: {
     agent: ProjectSettingsService;
     analytics: AnalyticsService;
     server: ServerSettings;
+    clock: Clock;
   }) {
     this.agent = options.agent;
     this.analytics = options.analytics;
     this.server = options.server;
+    this.clock = options.clock;
   }
 
   async show(projectId: string): Promise<SettingsOverview> {
     const agent = await this.agent.show(projectId);
     return this.overview(agent, await this.analytics.settings(projectId));
+  }
+
+  /** This calendar month's spend (UTC) against the project's budget. */
+  spend(projectId: string): Promise<MonthlySpend> {
+    return this.agent.monthlySpend(projectId, this.clock());
   }
 
   async update(projectId: string, change: SettingsOverviewChange): Promise<SettingsOverview> {
@@ -77,9 +90,12 @@ export class ProjectSettingsOverview {
     return this.overview(agent, analytics);
   }
 
-  private overview(agent: ProjectSettingsView, analytics: AnalyticsSettings): SettingsOverview {
-    const { projectId: _, ...rest } = agent;
-    return { agent: rest, analytics, server: this.server };
+  private async overview(
+    agent: ProjectSettingsView,
+    analytics: AnalyticsSettings,
+  ): Promise<SettingsOverview> {
+    const { projectId, ...rest } = agent;
+    return { agent: rest, analytics, server: this.server, spend: await this.spend(projectId) };
   }
 }
 
@@ -87,6 +103,7 @@ function toAgentChange(agent: NonNullable<SettingsOverviewChange['agent']>): Pro
   const change: ProjectSettingsChange = {};
   if (agent.model !== undefined) change.model = agent.model;
   if (agent.draft !== undefined) change.draft = agent.draft;
+  if (agent.monthlyBudgetUsd !== undefined) change.monthlyBudgetUsd = agent.monthlyBudgetUsd;
   if (agent.host !== undefined) change.host = agent.host;
   if (agent.apiUrl !== undefined) change.apiUrl = agent.apiUrl;
   if (agent.hostRepository !== undefined) change.hostRepository = agent.hostRepository;

@@ -16,6 +16,7 @@ import { recordStep } from '../jobs/lifecycle/record-step.ts';
 import { releaseJob } from '../jobs/lifecycle/release-job.ts';
 import { retryTurn } from '../jobs/lifecycle/retry-turn.ts';
 import { startTurn } from '../jobs/lifecycle/start-turn.ts';
+import { estimateCostUsd, type ModelPrices } from '../jobs/pricing/model-prices.ts';
 import type { WorkSignal } from '../jobs/work-signal.ts';
 
 export interface WorkerDeps {
@@ -29,6 +30,8 @@ export interface WorkerDeps {
   settings: WorkerSettings;
   /** The model a turn runs on when its project names none (DOCWRIGHT_MODEL); null when unset. */
   defaultModel: string | null;
+  /** USD per million tokens by model, to estimate each turn's cost when it is recorded. */
+  modelPrices: ModelPrices;
   /** The webhook sender: a worker process sends the outbox too, started and stopped with it. */
   webhooks?: { start(): void; stop(): Promise<void> };
 }
@@ -184,6 +187,11 @@ export class Worker {
       );
       return;
     }
+    if (start.kind === 'over-budget') {
+      await this.fail(lease, start.turn.id, start.reason);
+      this.log.info({ jobId: claimed.id, turn: start.turn.seq }, 'turn refused: monthly budget spent');
+      return;
+    }
     const { job, turn, project } = start;
     run.turnId = turn.id;
     const log = this.log.child({ jobId: job.id, turn: turn.seq, attempt: turn.attempts });
@@ -227,7 +235,8 @@ export class Worker {
       log.warn({ err: thrown }, 'turn raised an error');
       await this.retryLater(lease, turn, thrown);
     } else {
-      await finishTurn(events, lease, turn.id, result, iso(clock()));
+      const costUsd = result.usage && estimateCostUsd(this.deps.modelPrices, turn.model, result.usage);
+      await finishTurn(events, lease, turn.id, { ...result, costUsd }, iso(clock()));
       log.info({ outcome: result.outcome }, 'turn finished');
     }
   }

@@ -3,13 +3,13 @@ import type { JobService } from '../../domain/jobs/job-service.ts';
 import type { ProjectService } from '../../domain/projects/project-service.ts';
 import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.ts';
 import {
-  bodyErrorResponses,
   errorResponses,
   JobListQuery,
   JobParams,
   ok,
   ProjectParams,
   promptBody,
+  turnErrorResponses,
 } from '../schemas.ts';
 
 export interface AgentJobRoutesOptions {
@@ -33,12 +33,12 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
       schema: {
         summary: 'Create an agent job',
         description:
-          'Queues the prompt as the first turn of a new job and answers at once; poll the job for progress.',
+          "Queues the prompt as the first turn of a new job and answers at once; poll the job for progress. Answers 402 when the project's monthly budget is spent.",
         tags,
         security,
         params: ProjectParams,
         body: PromptBody,
-        response: { 201: ok('Job', 'The new job, active.'), ...bodyErrorResponses },
+        response: { 201: ok('Job', 'The new job, active.'), ...turnErrorResponses },
       },
     },
     async (request, reply) => {
@@ -69,12 +69,12 @@ export const agentJobRoutes: FastifyPluginAsyncTypebox<AgentJobRoutesOptions> = 
       schema: {
         summary: 'Send a follow-up message',
         description:
-          'Queues the prompt as the next turn: behind a running turn, or re-opening a completed or failed job. Archived jobs answer 409.',
+          "Queues the prompt as the next turn: behind a running turn, or re-opening a completed or failed job. Archived jobs answer 409; 402 when the project's monthly budget is spent.",
         tags,
         security,
         params: JobParams,
         body: PromptBody,
-        response: { 200: ok('Job', 'The job, active again.'), ...bodyErrorResponses },
+        response: { 200: ok('Job', 'The job, active again.'), ...turnErrorResponses },
       },
     },
     async (request) => {

@@ -17,6 +17,12 @@ export const Settings = Type.Object({
   agent: Type.Object({
     model: Nullable(Type.String({ description: "provider:model-id; null: the server's default model." })),
     draft: Type.Boolean({ description: 'Open pull requests as drafts.' }),
+    monthlyBudgetUsd: Nullable(
+      Type.Number({
+        description:
+          "US dollars the project's turns may spend per calendar month (UTC), estimated; once reached, new jobs and messages are refused (402) and queued turns fail. null: no budget.",
+      }),
+    ),
     codeHost: Nullable(
       Type.Object({
         kind: Type.Enum([...CODE_HOST_KINDS]),
@@ -43,6 +49,21 @@ export const Settings = Type.Object({
     },
     { description: "The server's configuration: read-only here." },
   ),
+  spend: Type.Object(
+    {
+      month: Type.String({ description: 'The current calendar month in UTC, e.g. 2026-11.' }),
+      budgetUsd: Nullable(Type.Number({ description: 'agent.monthlyBudgetUsd.' })),
+      spentUsd: Type.Number({ description: "Estimated US dollars of this month's turns that have a price." }),
+      unpricedTurns: Type.Integer({
+        description: "This month's turns whose model has no price: not in spentUsd.",
+      }),
+      resetsOn: Type.String({
+        description: 'First day of the next month (UTC), when spending starts again from 0.',
+      }),
+      budgetSpent: Type.Boolean({ description: 'The budget is reached: new turns are refused.' }),
+    },
+    { description: "This month's estimated spend against the budget: read-only." },
+  ),
 });
 export type SettingsType = Static<typeof Settings>;
 
@@ -51,6 +72,15 @@ export const SettingsChange = Type.Object({
     Type.Object({
       model: Type.Optional(Nullable(Type.String({ maxLength: 200, description: 'null: use the default.' }))),
       draft: Type.Optional(Type.Boolean()),
+      monthlyBudgetUsd: Type.Optional(
+        Nullable(
+          Type.Number({
+            minimum: 0,
+            maximum: 1_000_000_000,
+            description: 'US dollars per calendar month (UTC), rounded to cents; null removes the budget.',
+          }),
+        ),
+      ),
       host: Type.Optional(Nullable(Type.Enum([...CODE_HOST_KINDS]))),
       apiUrl: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
       hostRepository: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),

@@ -121,9 +121,17 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     const initial = await viewer.request('GET', url);
     expect(initial.status).toBe(200);
     expect(await initial.json()).toEqual({
-      agent: { model: null, draft: true, codeHost: null },
+      agent: { model: null, draft: true, monthlyBudgetUsd: null, codeHost: null },
       analytics: { allowedOrigins: [], countAiCrawlersAsAi: false, saltRotation: null },
       server: { defaultModel: 'openai:gpt-test', saltRotation: 'weekly', publicUrl: 'http://127.0.0.1:0' },
+      spend: {
+        month: new Date().toISOString().slice(0, 7),
+        budgetUsd: null,
+        spentUsd: 0,
+        unpricedTurns: 0,
+        resetsOn: expect.stringMatching(/^\d{4}-\d{2}-01$/),
+        budgetSpent: false,
+      },
     });
     expect((await viewer.request('PATCH', url, { body: { agent: { draft: false } } })).status).toBe(403);
 

@@ -4,7 +4,7 @@
  * status, summary or error, token usage. Every text is rendered as text, never as HTML.
  */
 import { useState } from 'react';
-import { formatDateTime } from '../../components/format.tsx';
+import { formatDateTime, formatUsd } from '../../components/format.tsx';
 import { WarningIcon } from '../../components/icons.tsx';
 import type { Conversation, Message, Step, Turn } from './job-api.ts';
 import { TurnStatusBadge } from './job-status.tsx';
@@ -174,7 +174,7 @@ function TurnEnd({ turn }: { turn: Turn }) {
       {turn.usage && (
         <span className="muted" data-testid="turn-usage">
           {numbers.format(turn.usage.inputTokens)} input · {numbers.format(turn.usage.outputTokens)} output
-          tokens
+          tokens · {turn.usage.costUsd === null ? 'cost unknown' : `about ${formatUsd(turn.usage.costUsd)}`}
         </span>
       )}
       {finished && turn.startedAt && turn.finishedAt && (
@@ -200,17 +200,4 @@ function duration(from: string, to: string): string {
   const seconds = Math.max(0, (new Date(to).getTime() - new Date(from).getTime()) / 1000);
   if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
   return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
-}
-
-/** Tokens of every turn together. */
-export function totalUsage(turns: Turn[]): { inputTokens: number; outputTokens: number } | null {
-  const used = turns.filter((t) => t.usage);
-  if (used.length === 0) return null;
-  return used.reduce(
-    (sum, t) => ({
-      inputTokens: sum.inputTokens + (t.usage?.inputTokens ?? 0),
-      outputTokens: sum.outputTokens + (t.usage?.outputTokens ?? 0),
-    }),
-    { inputTokens: 0, outputTokens: 0 },
-  );
 }

@@ -16,7 +16,8 @@ import { Page, Section } from '../../components/page.tsx';
 import { ErrorState, Loading, QueryView } from '../../components/states.tsx';
 import { useToast } from '../../components/toasts.tsx';
 import { ChangesSection, isLocalReview } from './changes.tsx';
-import { ConversationView, totalUsage } from './conversation.tsx';
+import { ConversationView } from './conversation.tsx';
+import { JobCost } from './cost.tsx';
 import { isLive, type Job, useArchive, useConversation, useFollowUp, useJob } from './job-api.ts';
 import { type Connection, POLL_MS, useJobLive } from './job-live.ts';
 import { JobStatusBadge } from './job-status.tsx';
@@ -65,7 +66,7 @@ export default function JobPage() {
   return (
     <Page title={shorten(title)} description={<JobFacts job={job.data} connection={live.connection} />}>
       <BackLink projectId={projectId} />
-      <JobSummary job={job.data} usage={conversation.data ? totalUsage(conversation.data.turns) : null} />
+      <JobSummary job={job.data} />
       <Section title="Conversation">
         <QueryView query={conversation} label="Loading the conversation">
           {(data) => <ConversationView conversation={data} steps={live.steps} />}
@@ -118,13 +119,8 @@ function LiveIndicator({ connection }: { connection: Connection }) {
   return null;
 }
 
-function JobSummary({
-  job,
-  usage,
-}: {
-  job: Job;
-  usage: { inputTokens: number; outputTokens: number } | null;
-}) {
+function JobSummary({ job }: { job: Job }) {
+  const { usage } = job;
   return (
     <div className="job-summary" data-testid="job-summary" data-status={job.status}>
       {job.status === 'failed' && job.failureReason && (
@@ -156,14 +152,14 @@ function JobSummary({
         </dd>
         <dt>Model</dt>
         <dd>{job.model ?? <span className="muted">none configured</span>}</dd>
-        {usage && (
-          <>
-            <dt>Tokens</dt>
-            <dd data-testid="job-usage">
-              {numbers.format(usage.inputTokens)} input · {numbers.format(usage.outputTokens)} output
-            </dd>
-          </>
-        )}
+        <dt>Tokens</dt>
+        <dd data-testid="job-usage">
+          {numbers.format(usage.inputTokens)} input · {numbers.format(usage.outputTokens)} output
+        </dd>
+        <dt>Estimated cost</dt>
+        <dd data-testid="job-cost">
+          <JobCost usage={usage} />
+        </dd>
         <dt>Updated</dt>
         <dd>
           <DateTime iso={job.updatedAt} style="relative" />

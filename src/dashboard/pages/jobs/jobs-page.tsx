@@ -13,6 +13,7 @@ import { Page, Section } from '../../components/page.tsx';
 import { EmptyState, ErrorState, Loading } from '../../components/states.tsx';
 import { Table } from '../../components/table.tsx';
 import { isLocalReview } from './changes.tsx';
+import { JobCost, Tokens } from './cost.tsx';
 import { JOB_STATUSES, type JobRow, type JobStatus, useCreateJob, useJobList } from './job-api.ts';
 import { JobStatusBadge, STATUS_OPTIONS } from './job-status.tsx';
 import './jobs.css';
@@ -189,6 +190,18 @@ function JobList({ projectId }: { projectId: string }) {
                 },
                 { header: 'Status', cell: (job) => <JobStatusBadge status={job.status} /> },
                 { header: 'Changes', cell: (job) => <ChangeCell job={job} /> },
+                {
+                  header: 'Estimated cost',
+                  align: 'end',
+                  cell: (job) => (
+                    <span className="job-cost" data-testid="job-list-cost">
+                      <JobCost usage={job.usage} />
+                      <span className="job-meta muted">
+                        <Tokens {...job.usage} />
+                      </span>
+                    </span>
+                  ),
+                },
                 {
                   header: 'Updated',
                   cell: (job) => <DateTime iso={job.updatedAt} style="relative" />,

@@ -159,6 +159,9 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
       steps += 1;
       usage.inputTokens += step.usage.inputTokens ?? 0;
       usage.outputTokens += step.usage.outputTokens ?? 0;
+      // Cache reads are priced lower; kept only when the provider reports some.
+      const cached = step.usage.inputTokenDetails?.cacheReadTokens ?? 0;
+      if (cached > 0) usage.cachedInputTokens = (usage.cachedInputTokens ?? 0) + cached;
       conversation.push(...step.response.messages);
       const finish = recorder.recordStep(step);
       toolCalls += step.toolCalls.length;

@@ -54,6 +54,7 @@ export async function queueTurn(
       error: null,
       summary: null,
       usage: null,
+      cost_usd: null,
       created_at: now,
       started_at: null,
       finished_at: null,

@@ -7,6 +7,7 @@ import {
   updateTurnIfStatus,
 } from '../../../storage/queries/turns.ts';
 import type { JobRow, TurnRow } from '../../../storage/schema.ts';
+import { budgetRefusal, monthlySpend } from '../../projects/monthly-budget.ts';
 import { type Project, projectModel, toProject } from '../../projects/project.ts';
 import type { JobEventLog } from '../job-events.ts';
 import type { Lease } from './lease.ts';
@@ -16,6 +17,8 @@ export type StartTurnResult =
   | { kind: 'started'; job: JobRow; turn: TurnRow; project: Project }
   /** The next turn has used its attempts: finish it as failed. */
   | { kind: 'exhausted'; turn: TurnRow }
+  /** The project's monthly budget is spent: finish the turn as failed with `reason`, unstarted. */
+  | { kind: 'over-budget'; turn: TurnRow; reason: string }
   /** Nothing was left to run; the job took its last turn's outcome and the lease is released. */
   | { kind: 'settled' }
   /** The lease is no longer ours, or the job is no longer active. */
@@ -56,6 +59,10 @@ export async function startTurn(
     const row = await findProject(tx, held.project_id);
     if (!row) throw new Error(`Project ${held.project_id} no longer exists`);
     const project = toProject(row);
+    // Checked again here, not only when the turn was queued: turns queued behind others, and
+    // retried ones, must not start once the month's budget is spent.
+    const refusal = budgetRefusal(await monthlySpend(tx, project, new Date(options.now)));
+    if (refusal !== null) return { kind: 'over-budget', turn, reason: refusal };
     const model = projectModel(project) ?? options.defaultModel;
     const started = await updateTurnIfStatus(tx, turn.id, OPEN_TURN_STATUSES, {
       status: 'running',
