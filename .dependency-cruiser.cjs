@@ -4,7 +4,9 @@
 // inner layers only: never an outer layer, nor another folder of its own layer. So every
 // import points inward and no two folders can depend on each other.
 const LAYERS = [
-  ['storage'], // the database seam: schema, migrations, one file of queries per table
+  // storage: the database seam: schema, migrations, one file of queries per table.
+  // client: the typed client (docwright/client); innermost and apart, it imports no other folder.
+  ['storage', 'client'],
   ['domain/errors', 'domain/clock', 'domain/ids', 'domain/access'], // the domain's kernel
   ['domain/secrets', 'domain/keys', 'domain/analytics', 'domain/rate-limit'],
   ['domain/projects', 'domain/users', 'domain/webhooks'],
