@@ -1,11 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker } from '../../../src/app/services.ts';
-import {
-  createClient,
-  DocwrightApiError,
-  DocwrightTimeoutError,
-} from '../../../src/client/index.ts';
+import { createClient, DocwrightApiError, DocwrightTimeoutError } from '../../../src/client/index.ts';
 import type { Worker } from '../../../src/domain/runner/worker.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
