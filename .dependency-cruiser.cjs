@@ -15,6 +15,8 @@ const LAYERS = [
   ['domain/runner'],
   ['config'], // reads the environment once, into a typed Config
   ['logging'],
+  // Docwright's MCP tools, defined against an interface; http binds them to the services, cli to the client.
+  ['mcp'],
   ['integrations', 'http'], // adapters behind the domain's ports; the HTTP API
   ['app'], // the composition root
   ['cli'],
