@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { pino } from 'pino';
 import { createClient, DocwrightApiError, type DocwrightClient } from '../../client/index.ts';
+import { loadRemoteSettings } from '../../config/remote.ts';
 import { createDocwrightMcpServer, type DocwrightOperations } from '../../mcp/tools.ts';
 
 export interface McpCommandOptions {
@@ -17,38 +18,18 @@ export interface McpCommandOptions {
  * (from DOCWRIGHT_API_KEY, never from the command line, where process lists show it) and the
  * project. Standard output carries the protocol alone; logs go to standard error.
  */
-export async function mcpCommand(
-  options: McpCommandOptions,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
-  const baseUrl = options.url ?? env.DOCWRIGHT_URL;
-  const apiKey = env.DOCWRIGHT_API_KEY;
-  const projectId = options.project ?? env.DOCWRIGHT_PROJECT_ID;
-  const missing = [
-    ...(baseUrl ? [] : ['the server: --url <url> or DOCWRIGHT_URL']),
-    ...(apiKey ? [] : ['an API key of the project: DOCWRIGHT_API_KEY (never on the command line)']),
-    ...(projectId ? [] : ['the project: --project <id> or DOCWRIGHT_PROJECT_ID']),
-  ];
-  if (!baseUrl || !apiKey || !projectId) throw new Error(`docwright mcp needs ${missing.join('; ')}`);
-  let parsed: URL;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    throw new Error(`DOCWRIGHT_URL (or --url) is not a URL: ${baseUrl}`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error(`DOCWRIGHT_URL (or --url) must be http or https: ${baseUrl}`);
-  }
-
+export async function mcpCommand(options: McpCommandOptions): Promise<void> {
+  const { url, apiKey, projectId } = loadRemoteSettings(options);
+  const origin = new URL(url).origin;
   const logger = pino({ level: 'info', base: { service: 'docwright-mcp' } }, pino.destination(2));
-  const client = createClient({ baseUrl, apiKey });
+  const client = createClient({ baseUrl: url, apiKey });
   const server = createDocwrightMcpServer({
     operations: clientOperations(client, projectId),
-    describeError: (error) => describeClientError(error, parsed.origin),
+    describeError: (error) => describeClientError(error, origin),
     onUnexpectedError: (error, tool) => logger.error({ err: error, tool }, 'MCP tool failed'),
   });
   await server.connect(new StdioServerTransport());
-  logger.info({ server: parsed.origin, projectId }, 'Docwright MCP server on stdio');
+  logger.info({ server: origin, projectId }, 'Docwright MCP server on stdio');
 }
 
 /** The tools bound to a Docwright elsewhere, through its public API. */

@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +29,8 @@ const PAGE =
   '---\ntitle: Rate limits\ndescription: How many requests you can make.\n---\n\nYou can make 100 requests per minute.\n';
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+/** Each stdio client is a process of its own; on a loaded machine one takes several seconds to start. */
+const SLOW = 120_000;
 const TOOLS = [
   'create_docs_job',
   'export_docs_visitors',
@@ -119,8 +124,14 @@ describe.each(['http', 'stdio'] as const)(`MCP over %s on ${testBackend}`, (tran
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** An SDK client connected over this describe's transport with `key`. */
+  /**
+   * An SDK client connected over this describe's transport with `key`; one per key, as an
+   * agent keeps its connection (each stdio client is a process that takes seconds to start).
+   */
+  const connected = new Map<string, Client>();
   async function connect(key: string): Promise<Client> {
+    const existing = connected.get(key);
+    if (existing) return existing;
     const client = new Client({ name: 'docwright-test', version: '1.0.0' });
     if (transport === 'http') {
       await client.connect(
@@ -143,6 +154,7 @@ describe.each(['http', 'stdio'] as const)(`MCP over %s on ${testBackend}`, (tran
       );
     }
     clients.push(client);
+    connected.set(key, client);
     return client;
   }
 
@@ -166,138 +178,232 @@ describe.each(['http', 'stdio'] as const)(`MCP over %s on ${testBackend}`, (tran
           last = await json<{ job: JobJson; conversation: Conversation }>(client, 'get_docs_job', { jobId });
           return last.job.status;
         },
-        { timeout: 25_000, interval: 100 },
+        { timeout: 50_000, interval: 100 },
       )
       .toBe('completed');
     return last as unknown as { job: JobJson; conversation: Conversation };
   }
 
-  it('lists the tools, each described, with its arguments', async () => {
-    const client = await connect(adminKey);
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
-    for (const tool of tools) expect(tool.description?.length).toBeGreaterThan(80);
-    const create = tools.find((tool) => tool.name === 'create_docs_job');
-    expect(create?.inputSchema).toMatchObject({ type: 'object', required: ['prompt'] });
-    expect(client.getServerVersion()).toMatchObject({ name: 'docwright' });
-  });
+  it(
+    'lists the tools, each described, with its arguments',
+    async () => {
+      const client = await connect(adminKey);
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
+      for (const tool of tools) expect(tool.description?.length).toBeGreaterThan(80);
+      const create = tools.find((tool) => tool.name === 'create_docs_job');
+      expect(create?.inputSchema).toMatchObject({ type: 'object', required: ['prompt'] });
+      expect(client.getServerVersion()).toMatchObject({ name: 'docwright' });
+    },
+    SLOW,
+  );
 
-  it('creates a job, waits for it, reads it with its conversation, follows up and lists', async () => {
-    const client = await connect(adminKey);
-    const created = await json<JobJson>(client, 'create_docs_job', {
-      prompt: 'Add a page about rate limits',
-    });
-    expect(created).toMatchObject({ status: 'active', prLink: null });
-
-    const first = await finished(client, created.id);
-    expect(first.job.prLink).toMatch(/^http:\/\/docwright\.test\/review\//);
-    expect(first.conversation.turns).toEqual([
-      expect.objectContaining({
-        turn: 1,
+  it(
+    'creates a job, waits for it, reads it with its conversation, follows up and lists',
+    async () => {
+      const client = await connect(adminKey);
+      const created = await json<JobJson>(client, 'create_docs_job', {
         prompt: 'Add a page about rate limits',
-        status: 'succeeded',
-        summary: 'Added the rate limits page.',
-      }),
-    ]);
-    expect(first.conversation.messages.map((m) => m.tool?.name ?? m.role)).toEqual(
-      expect.arrayContaining(['user', 'write_file', 'finish']),
-    );
+      });
+      expect(created).toMatchObject({ status: 'active', prLink: null });
 
-    const again = await json<JobJson>(client, 'follow_up_docs_job', {
-      jobId: created.id,
-      prompt: 'Check that the page says the limit',
-    });
-    expect(again).toMatchObject({ id: created.id, status: 'active' });
-    const second = await finished(client, created.id);
-    expect(second.conversation.turns.map((turn) => [turn.turn, turn.status, turn.summary])).toEqual([
-      [1, 'succeeded', 'Added the rate limits page.'],
-      [2, 'succeeded', 'Nothing else to change: the page already says it.'],
-    ]);
+      const first = await finished(client, created.id);
+      expect(first.job.prLink).toMatch(/^http:\/\/docwright\.test\/review\//);
+      expect(first.conversation.turns).toEqual([
+        expect.objectContaining({
+          turn: 1,
+          prompt: 'Add a page about rate limits',
+          status: 'succeeded',
+          summary: 'Added the rate limits page.',
+        }),
+      ]);
+      expect(first.conversation.messages.map((m) => m.tool?.name ?? m.role)).toEqual(
+        expect.arrayContaining(['user', 'write_file', 'finish']),
+      );
 
-    const listed = await json<{ jobs: JobJson[]; nextCursor: string | null }>(client, 'list_docs_jobs', {
-      status: 'completed',
-      limit: 5,
-    });
-    expect(listed).toEqual({ jobs: [expect.objectContaining({ id: created.id })], nextCursor: null });
-    expect(
-      await json<{ jobs: JobJson[] }>(client, 'list_docs_jobs', { status: 'failed', q: 'rate limits' }),
-    ).toEqual({ jobs: [], nextCursor: null });
-  });
+      const again = await json<JobJson>(client, 'follow_up_docs_job', {
+        jobId: created.id,
+        prompt: 'Check that the page says the limit',
+      });
+      expect(again).toMatchObject({ id: created.id, status: 'active' });
+      const second = await finished(client, created.id);
+      expect(second.conversation.turns.map((turn) => [turn.turn, turn.status, turn.summary])).toEqual([
+        [1, 'succeeded', 'Added the rate limits page.'],
+        [2, 'succeeded', 'Nothing else to change: the page already says it.'],
+      ]);
 
-  it('exports visitors per page over [dateFrom, dateTo), with paging and verifiedOnly', async () => {
-    const client = await connect(readKey);
-    const counts = (human: number) => ({
-      human,
-      ai: 0,
-      total: human,
-      aiAssistant: 0,
-      aiSearch: 0,
-      aiTraining: 0,
-      aiOther: 0,
-    });
-    expect(
-      await json(client, 'export_docs_visitors', {
-        dateFrom: '2026-03-01',
-        dateTo: '2026-03-02',
-        limit: 1,
-        verifiedOnly: true,
-      }),
-    ).toEqual({ totals: counts(2), visitors: [{ path: '/quickstart', ...counts(2) }], hasMore: true });
-    expect(
-      await json(client, 'export_docs_visitors', { dateFrom: '2026-03-01', dateTo: '2026-03-02', offset: 1 }),
-    ).toEqual({ totals: counts(2), visitors: [{ path: '/guides/webhooks', ...counts(1) }], hasMore: false });
-    const invalid = await call(client, 'export_docs_visitors', { dateFrom: 'last week' });
-    expect(invalid.isError).toBe(true);
-    expect(invalid.text).toMatch(/dateFrom.*\(HTTP 400\)$/);
-  });
+      const listed = await json<{ jobs: JobJson[]; nextCursor: string | null }>(client, 'list_docs_jobs', {
+        status: 'completed',
+        limit: 5,
+      });
+      expect(listed).toEqual({ jobs: [expect.objectContaining({ id: created.id })], nextCursor: null });
+      expect(
+        await json<{ jobs: JobJson[] }>(client, 'list_docs_jobs', { status: 'failed', q: 'rate limits' }),
+      ).toEqual({ jobs: [], nextCursor: null });
+    },
+    SLOW,
+  );
 
-  it('refuses a read-scope key what needs an admin key, and says why; it still reads', async () => {
-    const client = await connect(readKey);
-    const refused = await call(client, 'create_docs_job', { prompt: 'Add a page' });
-    expect(refused.isError).toBe(true);
-    expect(refused.text).toMatch(/scope "read" cannot .*\(HTTP 403\)$/);
-    expect(refused.text).not.toMatch(/\n\s+at /);
-    const { jobs } = await json<{ jobs: JobJson[] }>(client, 'list_docs_jobs', {});
-    expect(jobs.length).toBeGreaterThan(0);
-    const followUp = await call(client, 'follow_up_docs_job', { jobId: jobs[0]?.id, prompt: 'More' });
-    expect(followUp).toMatchObject({ isError: true, text: expect.stringMatching(/scope "read"/) });
-    expect((await t.services.jobs.list(projectId, { limit: 100 })).jobs).toHaveLength(jobs.length);
-  });
+  it(
+    'exports visitors per page over [dateFrom, dateTo), with paging and verifiedOnly',
+    async () => {
+      const client = await connect(readKey);
+      const counts = (human: number) => ({
+        human,
+        ai: 0,
+        total: human,
+        aiAssistant: 0,
+        aiSearch: 0,
+        aiTraining: 0,
+        aiOther: 0,
+      });
+      expect(
+        await json(client, 'export_docs_visitors', {
+          dateFrom: '2026-03-01',
+          dateTo: '2026-03-02',
+          limit: 1,
+          verifiedOnly: true,
+        }),
+      ).toEqual({ totals: counts(2), visitors: [{ path: '/quickstart', ...counts(2) }], hasMore: true });
+      expect(
+        await json(client, 'export_docs_visitors', {
+          dateFrom: '2026-03-01',
+          dateTo: '2026-03-02',
+          offset: 1,
+        }),
+      ).toEqual({
+        totals: counts(2),
+        visitors: [{ path: '/guides/webhooks', ...counts(1) }],
+        hasMore: false,
+      });
+      const invalid = await call(client, 'export_docs_visitors', { dateFrom: 'last week' });
+      expect(invalid.isError).toBe(true);
+      expect(invalid.text).toMatch(/dateFrom.*\(HTTP 400\)$/);
+    },
+    SLOW,
+  );
 
-  it('never lets a key of another project reach this one', async () => {
-    const [job] = (await t.services.jobs.list(projectId, { limit: 1 })).jobs;
-    const client = await connect(otherKey);
-    const answer = await call(client, 'get_docs_job', { jobId: job?.id });
-    expect(answer.isError).toBe(true);
-    // Over HTTP the key's own project is the one it works on, where this job is not; docwright
-    // mcp names this project, which the server refuses to that key.
-    expect(answer.text).toBe(
-      transport === 'http'
-        ? `Job ${job?.id} not found in project ${t.project.id} (HTTP 404)`
-        : 'This API key belongs to another project (HTTP 403)',
-    );
-    // Over HTTP the job is created, in the key's own project; over stdio the server refuses it.
-    const created = await call(client, 'create_docs_job', { prompt: 'Sneak a page in' });
-    expect(created.isError).toBe(transport === 'stdio');
-    expect((await t.services.jobs.list(projectId, { limit: 100, q: 'Sneak' })).jobs).toEqual([]);
-  });
+  it(
+    'refuses a read-scope key what needs an admin key, and says why; it still reads',
+    async () => {
+      const client = await connect(readKey);
+      const refused = await call(client, 'create_docs_job', { prompt: 'Add a page' });
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toMatch(/scope "read" cannot .*\(HTTP 403\)$/);
+      expect(refused.text).not.toMatch(/\n\s+at /);
+      const { jobs } = await json<{ jobs: JobJson[] }>(client, 'list_docs_jobs', {});
+      expect(jobs.length).toBeGreaterThan(0);
+      const followUp = await call(client, 'follow_up_docs_job', { jobId: jobs[0]?.id, prompt: 'More' });
+      expect(followUp).toMatchObject({ isError: true, text: expect.stringMatching(/scope "read"/) });
+      expect((await t.services.jobs.list(projectId, { limit: 100 })).jobs).toHaveLength(jobs.length);
+    },
+    SLOW,
+  );
 
-  it('answers bad arguments and unknown jobs as tool errors with the reason', async () => {
-    const client = await connect(adminKey);
-    const empty = await call(client, 'create_docs_job', { prompt: '   ' });
-    expect(empty.isError).toBe(true);
-    expect(empty.text).toMatch(/prompt must not be empty/);
-    const missing = await call(client, 'get_docs_job', { jobId: 'job_missing' });
-    expect(missing).toEqual({
-      isError: true,
-      text: `Job job_missing not found in project ${projectId} (HTTP 404)`,
-    });
-  });
+  it(
+    'never lets a key of another project reach this one',
+    async () => {
+      const [job] = (await t.services.jobs.list(projectId, { limit: 1 })).jobs;
+      const client = await connect(otherKey);
+      const answer = await call(client, 'get_docs_job', { jobId: job?.id });
+      expect(answer.isError).toBe(true);
+      // Over HTTP the key's own project is the one it works on, where this job is not; docwright
+      // mcp names this project, which the server refuses to that key.
+      expect(answer.text).toBe(
+        transport === 'http'
+          ? `Job ${job?.id} not found in project ${t.project.id} (HTTP 404)`
+          : 'This API key belongs to another project (HTTP 403)',
+      );
+      // Over HTTP the job is created, in the key's own project; over stdio the server refuses it.
+      const created = await call(client, 'create_docs_job', { prompt: 'Sneak a page in' });
+      expect(created.isError).toBe(transport === 'stdio');
+      expect((await t.services.jobs.list(projectId, { limit: 100, q: 'Sneak' })).jobs).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    'answers bad arguments and unknown jobs as tool errors with the reason',
+    async () => {
+      const client = await connect(adminKey);
+      const empty = await call(client, 'create_docs_job', { prompt: '   ' });
+      expect(empty.isError).toBe(true);
+      expect(empty.text).toMatch(/prompt must not be empty/);
+      const missing = await call(client, 'get_docs_job', { jobId: 'job_missing' });
+      expect(missing).toEqual({
+        isError: true,
+        text: `Job job_missing not found in project ${projectId} (HTTP 404)`,
+      });
+    },
+    SLOW,
+  );
 
   it.runIf(transport === 'stdio')('docwright mcp ran without a database or a data directory', () => {
     // Every stdio client above ran in an empty directory, without DATABASE_URL or DOCWRIGHT_DATA_DIR.
     const laptop = dirs.filter((d) => d.includes('docwright-mcp-laptop-'));
-    expect(laptop.length).toBeGreaterThan(3);
+    expect(laptop.length).toBe(3); // the admin, read and other project's keys
     for (const dir of laptop) expect(readdirSync(dir)).toEqual([]);
   });
+});
+
+describe('docwright mcp without its settings or its server', () => {
+  it(
+    'says what is missing on stderr, writes nothing on stdout, and exits 2',
+    () => {
+      const cwd = mkdtempSync(path.join(tmpdir(), 'docwright-mcp-bare-'));
+      try {
+        const run = spawnSync(process.execPath, [BIN, 'mcp', '--url', 'ftp://docwright.example.com'], {
+          cwd,
+          env: { PATH: process.env.PATH ?? '' },
+          encoding: 'utf8',
+          input: '',
+          timeout: 60_000,
+        });
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toContain('DOCWRIGHT_URL (or --url) must be an http or https URL');
+        expect(run.stderr).toContain('DOCWRIGHT_API_KEY: an API key of the project is missing');
+        expect(run.stderr).toContain('DOCWRIGHT_PROJECT_ID (or --project)');
+        expect(run.status).toBe(2);
+        expect(readdirSync(cwd)).toEqual([]);
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    'answers a tool call with why it could not reach the server',
+    async () => {
+      // A port that was just free: nothing listens there.
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const { port } = probe.address() as AddressInfo;
+      await new Promise((resolve) => probe.close(resolve));
+      const cwd = mkdtempSync(path.join(tmpdir(), 'docwright-mcp-bare-'));
+      const client = new Client({ name: 'docwright-test', version: '1.0.0' });
+      try {
+        await client.connect(
+          new StdioClientTransport({
+            command: process.execPath,
+            args: [BIN, 'mcp', '--url', `http://127.0.0.1:${port}`, '--project', 'prj_anything'],
+            env: { ...getDefaultEnvironment(), DOCWRIGHT_API_KEY: 'dw_not-checked-here' },
+            cwd,
+            stderr: 'ignore',
+          }),
+        );
+        const result = await client.callTool({ name: 'list_docs_jobs', arguments: {} });
+        expect(result).toEqual({
+          isError: true,
+          content: [
+            { type: 'text', text: `Could not reach Docwright at http://127.0.0.1:${port}: ECONNREFUSED` },
+          ],
+        });
+      } finally {
+        await client.close();
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+    SLOW,
+  );
 });
