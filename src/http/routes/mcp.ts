@@ -49,8 +49,17 @@ export const mcpRoutes: FastifyPluginAsync<InProcessOperationsDeps> = async (app
         void transport.close();
         void server.close();
       });
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (error) {
+        // The reply is the transport's: answer here what the error handler would have.
+        request.log.error({ err: error }, 'MCP request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          reply.raw.end(JSON.stringify({ error: 'Internal error', requestId: request.id }));
+        } else reply.raw.end();
+      }
     },
   );
 

@@ -76,17 +76,17 @@ describe(`docwright/client against a running app on ${testBackend}`, () => {
       'pr: and link it',
     ]);
 
-    const second = await client.jobs.create(p, 'sleep:5000 a second page');
+    expect((await client.jobs.list(p, { status: 'completed' })).jobs.map((j) => j.id)).toEqual([created.id]);
+    const second = await client.jobs.create(p, 'A second page');
     const firstPage = await client.jobs.list(p, { limit: 1 });
     expect(firstPage.jobs.map((j) => j.id)).toEqual([second.id]);
     expect(firstPage.nextCursor).toEqual(expect.any(String));
     const rest = await client.jobs.list(p, { limit: 1, cursor: firstPage.nextCursor ?? '' });
     expect(rest).toEqual({ jobs: [expect.objectContaining({ id: created.id })], nextCursor: null });
-    expect((await client.jobs.list(p, { status: 'completed' })).jobs.map((j) => j.id)).toEqual([created.id]);
 
     const archived = await client.jobs.archive(p, second.id);
     expect(archived).toMatchObject({ id: second.id, status: 'archived' });
-  });
+  }, 60_000);
 
   it('waitForJob follows the event stream and resolves when the job finishes', async () => {
     const { client, fetched, p, startWorker } = await start({ worker: false });
