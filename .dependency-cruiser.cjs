@@ -4,7 +4,9 @@
 // inner layers only: never an outer layer, nor another folder of its own layer. So every
 // import points inward and no two folders can depend on each other.
 const LAYERS = [
-  ['storage'], // the database seam: schema, migrations, one file of queries per table
+  // storage: the database seam: schema, migrations, one file of queries per table.
+  // client: the typed client (docwright/client); innermost and apart, it imports no other folder.
+  ['storage', 'client'],
   ['domain/errors', 'domain/clock', 'domain/ids', 'domain/access'], // the domain's kernel
   ['domain/secrets', 'domain/keys', 'domain/analytics', 'domain/rate-limit'],
   ['domain/projects', 'domain/users', 'domain/webhooks'],
@@ -13,6 +15,8 @@ const LAYERS = [
   ['domain/runner'],
   ['config'], // reads the environment once, into a typed Config
   ['logging'],
+  // Docwright's MCP tools, defined against an interface; http binds them to the services, cli to the client.
+  ['mcp'],
   ['integrations', 'http'], // adapters behind the domain's ports; the HTTP API
   ['app'], // the composition root
   ['cli'],

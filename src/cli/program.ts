@@ -59,6 +59,16 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .option(...json)
     .action((o) => migrateCommand({ json: Boolean(o.json) }));
 
+  program
+    .command('mcp')
+    .description(
+      "serve Docwright's MCP tools on stdio for a coding agent, talking to a running Docwright (the API key comes from DOCWRIGHT_API_KEY only; see docs/mcp.md)",
+    )
+    .option('--url <url>', 'the Docwright server (default: DOCWRIGHT_URL)')
+    .option('--project <id>', 'the project of the key (default: DOCWRIGHT_PROJECT_ID)')
+    // Loaded on demand: it needs none of the server's modules, configuration or database.
+    .action(async (o) => (await import('./commands/mcp.ts')).mcpCommand({ url: o.url, project: o.project }));
+
   const projects = program.command('projects').description('manage projects');
   projects
     .command('create')

@@ -13,6 +13,7 @@ import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
 import { dashboardAppRoutes } from './routes/dashboard-app.ts';
 import { jobEventRoutes } from './routes/job-events.ts';
+import { mcpRoutes } from './routes/mcp.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { reviewRoutes } from './routes/review.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
@@ -151,6 +152,14 @@ export async function buildHttpApp({
       rateLimiter: services.analyticsRateLimiter,
     });
     await api.register(webhookRoutes, { webhooks: services.webhooks });
+    await api.register(mcpRoutes, {
+      jobs: services.jobs,
+      projects: services.projects,
+      analytics: services.analytics,
+      rateLimiter: services.rateLimiter,
+      analyticsRateLimiter: services.analyticsRateLimiter,
+      maxPromptLength: settings.maxPromptLength,
+    });
   });
   await app.register(dashboardApi, { prefix: DASHBOARD_API_PREFIX, services });
   // Last: its catch-all serves the dashboard to browsers on every path no route above took.

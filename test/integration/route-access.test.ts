@@ -359,6 +359,30 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       ok: 202,
       request: () => ({ path: `/v2/agent/${p()}/webhooks/${webhookId}/deliveries/${deliveryId}/resend` }),
     },
+    // MCP over Streamable HTTP: the project is the key's own, so a key of another project gets
+    // its own project's tools (test/integration/mcp shows it cannot reach this project's jobs).
+    'POST /mcp': {
+      access: 'apiRead',
+      ok: 200,
+      except: { otherProject: 200 },
+      request: () => ({
+        path: '/mcp',
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+        headers: { accept: 'application/json, text/event-stream' },
+      }),
+    },
+    'GET /mcp': {
+      access: 'apiRead',
+      ok: 405,
+      except: { otherProject: 405 },
+      request: () => ({ path: '/mcp' }),
+    },
+    'DELETE /mcp': {
+      access: 'apiRead',
+      ok: 405,
+      except: { otherProject: 405 },
+      request: () => ({ path: '/mcp' }),
+    },
     'POST /v1/analytics/:projectId/events': {
       access: 'ingest',
       ok: 202,
@@ -639,6 +663,10 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         // The tracker script and its CORS preflight.
         'GET /script.js',
         'OPTIONS /v1/analytics/:projectId/collect',
+        // MCP: JSON-RPC, described by its own tools/list (docs/mcp.md).
+        'POST /mcp',
+        'GET /mcp',
+        'DELETE /mcp',
         // The dashboard application: its pages and assets.
         'GET /*',
         'GET /assets/*',
