@@ -3,28 +3,25 @@ import { ConfigError } from '../config/config.ts';
 import { KEY_SCOPES, ROLES } from '../domain/access/principal.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
 import { DEFAULT_EXPIRY_DAYS, EXPIRY_DAYS } from '../domain/keys/key-service.ts';
-import { analyticsImportCommand } from './commands/analytics-import.ts';
-import { analyticsMigrateCommand } from './commands/analytics-migrate.ts';
-import { analyticsReclassifyCommand } from './commands/analytics-reclassify.ts';
-import { analyticsUpdateListsCommand } from './commands/analytics-update-lists.ts';
-import { createKeyCommand, listKeysCommand, revokeKeyCommand } from './commands/keys.ts';
-import { migrateCommand } from './commands/migrate.ts';
-import {
-  createProjectCommand,
-  deleteProjectCommand,
-  listProjectsCommand,
-  updateProjectCommand,
-} from './commands/projects.ts';
-import { serveCommand } from './commands/serve.ts';
-import {
-  createUserCommand,
-  deleteUserCommand,
-  listUsersCommand,
-  resetPasswordCommand,
-  signInLinkCommand,
-} from './commands/users.ts';
-import { workerCommand } from './commands/worker.ts';
 import { type CliIo, withCliIo } from './io.ts';
+
+/**
+ * Each command's module, loaded when the command runs: `--help`, a usage error or a quick
+ * command does not pay for loading the server and every other command (seconds on a busy machine).
+ */
+const commands = {
+  analyticsImport: () => import('./commands/analytics-import.ts'),
+  analyticsMigrate: () => import('./commands/analytics-migrate.ts'),
+  analyticsReclassify: () => import('./commands/analytics-reclassify.ts'),
+  analyticsUpdateLists: () => import('./commands/analytics-update-lists.ts'),
+  keys: () => import('./commands/keys.ts'),
+  mcp: () => import('./commands/mcp.ts'),
+  migrate: () => import('./commands/migrate.ts'),
+  projects: () => import('./commands/projects.ts'),
+  serve: () => import('./commands/serve.ts'),
+  users: () => import('./commands/users.ts'),
+  worker: () => import('./commands/worker.ts'),
+};
 
 function buildProgram(jsonErrors: boolean, io: CliIo): Command {
   const program = new Command('docwright')
@@ -47,17 +44,19 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .description('run the HTTP API and a worker in one process (the embedded default)')
     .option(...json)
     .option('--no-worker', 'serve the API only; run `docwright worker` separately')
-    .action((o) => serveCommand({ json: Boolean(o.json), worker: o.worker !== false }));
+    .action(async (o) =>
+      (await commands.serve()).serveCommand({ json: Boolean(o.json), worker: o.worker !== false }),
+    );
   program
     .command('worker')
     .description('run a worker that takes queued turns (several may share a PostgreSQL database)')
     .option(...json)
-    .action((o) => workerCommand({ json: Boolean(o.json) }));
+    .action(async (o) => (await commands.worker()).workerCommand({ json: Boolean(o.json) }));
   program
     .command('migrate')
     .description('apply pending database migrations')
     .option(...json)
-    .action((o) => migrateCommand({ json: Boolean(o.json) }));
+    .action(async (o) => (await commands.migrate()).migrateCommand({ json: Boolean(o.json) }));
 
   program
     .command('mcp')
@@ -66,8 +65,7 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     )
     .option('--url <url>', 'the Docwright server (default: DOCWRIGHT_URL)')
     .option('--project <id>', 'the project of the key (default: DOCWRIGHT_PROJECT_ID)')
-    // Loaded on demand: it needs none of the server's modules, configuration or database.
-    .action(async (o) => (await import('./commands/mcp.ts')).mcpCommand({ url: o.url, project: o.project }));
+    .action(async (o) => (await commands.mcp()).mcpCommand({ url: o.url, project: o.project }));
 
   const projects = program.command('projects').description('manage projects');
   projects
@@ -77,12 +75,19 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .requiredOption('--repo <url-or-path>', 'git URL or local path of the docs repository')
     .option('--ref <branch>', 'base branch', 'main')
     .option(...json)
-    .action((o) => createProjectCommand({ name: o.name, repo: o.repo, ref: o.ref, json: Boolean(o.json) }));
+    .action(async (o) =>
+      (await commands.projects()).createProjectCommand({
+        name: o.name,
+        repo: o.repo,
+        ref: o.ref,
+        json: Boolean(o.json),
+      }),
+    );
   projects
     .command('list')
     .description('list projects')
     .option(...json)
-    .action((o) => listProjectsCommand({ json: Boolean(o.json) }));
+    .action(async (o) => (await commands.projects()).listProjectsCommand({ json: Boolean(o.json) }));
   projects
     .command('update')
     .description(
@@ -112,8 +117,8 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .option('--github-app-key-file <path>', "the App's private key (PEM)")
     .option('--clear-credentials', 'forget the stored credentials')
     .option(...json)
-    .action((projectId, o) =>
-      updateProjectCommand(projectId, {
+    .action(async (projectId, o) =>
+      (await commands.projects()).updateProjectCommand(projectId, {
         ...o,
         draft: o.ready ? false : o.draft ? true : undefined,
         json: Boolean(o.json),
@@ -126,8 +131,11 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .argument('<project-id>', 'the project id (prj_…)')
     .option('--yes', 'do not ask for confirmation (needed when not on a terminal)')
     .option(...json)
-    .action((projectId, o) =>
-      deleteProjectCommand(projectId, { yes: Boolean(o.yes), json: Boolean(o.json) }),
+    .action(async (projectId, o) =>
+      (await commands.projects()).deleteProjectCommand(projectId, {
+        yes: Boolean(o.yes),
+        json: Boolean(o.json),
+      }),
     );
 
   const keys = program
@@ -162,8 +170,8 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
         .default([], 'anywhere'),
     )
     .option(...json)
-    .action((o) =>
-      createKeyCommand({
+    .action(async (o) =>
+      (await commands.keys()).createKeyCommand({
         project: o.project,
         name: o.name,
         scope: o.scope,
@@ -177,13 +185,15 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .description("list a project's keys (never the keys themselves)")
     .requiredOption('--project <id>', 'project id')
     .option(...json)
-    .action((o) => listKeysCommand({ project: o.project, json: Boolean(o.json) }));
+    .action(async (o) =>
+      (await commands.keys()).listKeysCommand({ project: o.project, json: Boolean(o.json) }),
+    );
   keys
     .command('revoke')
     .description('revoke a key by its id')
     .argument('<key-id>', 'the key id (key_…), as keys list shows it')
     .option(...json)
-    .action((keyId, o) => revokeKeyCommand(keyId, { json: Boolean(o.json) }));
+    .action(async (keyId, o) => (await commands.keys()).revokeKeyCommand(keyId, { json: Boolean(o.json) }));
   const users = program
     .command('users')
     .description('manage dashboard accounts (owner: everything; admin: jobs, keys, settings; viewer: reads)');
@@ -201,8 +211,8 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
         .default('viewer'),
     )
     .option(...json)
-    .action((o) =>
-      createUserCommand({
+    .action(async (o) =>
+      (await commands.users()).createUserCommand({
         email: o.email,
         role: o.role,
         passwordStdin: Boolean(o.passwordStdin),
@@ -213,27 +223,33 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .command('list')
     .description('list accounts (never their passwords)')
     .option(...json)
-    .action((o) => listUsersCommand({ json: Boolean(o.json) }));
+    .action(async (o) => (await commands.users()).listUsersCommand({ json: Boolean(o.json) }));
   users
     .command('delete')
     .description('delete an account; its sessions end (the last owner cannot be deleted)')
     .argument('<id-or-email>', 'the account id (usr_…) or email')
     .option('--yes', 'do not ask for confirmation (needed when not on a terminal)')
     .option(...json)
-    .action((idOrEmail, o) => deleteUserCommand(idOrEmail, { yes: Boolean(o.yes), json: Boolean(o.json) }));
+    .action(async (idOrEmail, o) =>
+      (await commands.users()).deleteUserCommand(idOrEmail, { yes: Boolean(o.yes), json: Boolean(o.json) }),
+    );
   users
     .command('reset-password')
     .description("set an account's password (read from standard input); its sessions end")
     .argument('<id-or-email>', 'the account id (usr_…) or email')
     .requiredOption('--password-stdin', 'read the new password (12+ characters) from standard input')
     .option(...json)
-    .action((idOrEmail, o) => resetPasswordCommand(idOrEmail, { json: Boolean(o.json) }));
+    .action(async (idOrEmail, o) =>
+      (await commands.users()).resetPasswordCommand(idOrEmail, { json: Boolean(o.json) }),
+    );
   users
     .command('sign-in-link')
     .description('print a new one-time sign-in link (valid 24 h) for an existing account; creates nothing')
     .requiredOption('--email <email>', "the account's email")
     .option(...json)
-    .action((o) => signInLinkCommand({ email: o.email, json: Boolean(o.json) }));
+    .action(async (o) =>
+      (await commands.users()).signInLinkCommand({ email: o.email, json: Boolean(o.json) }),
+    );
 
   const analytics = program.command('analytics').description('docs analytics');
   analytics
@@ -254,8 +270,8 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     )
     .option('--workers <n>', 'worker threads for a large file (default: one per core, at most 4)', Number)
     .option(...json)
-    .action((file, o) =>
-      analyticsImportCommand(file, {
+    .action(async (file, o) =>
+      (await commands.analyticsImport()).analyticsImportCommand(file, {
         project: o.project,
         format: o.format ?? (o.fields ? 'w3c' : undefined),
         fields: o.fields,
@@ -268,7 +284,12 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .description("classify a project's stored views again with this version's agent list (after an upgrade)")
     .requiredOption('--project <id>', 'project whose views to reclassify')
     .option(...json)
-    .action((o) => analyticsReclassifyCommand({ project: o.project, json: Boolean(o.json) }));
+    .action(async (o) =>
+      (await commands.analyticsReclassify()).analyticsReclassifyCommand({
+        project: o.project,
+        json: Boolean(o.json),
+      }),
+    );
   analytics
     .command('update-lists')
     .description(
@@ -279,8 +300,11 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
       'fetch every list from <url>/<file> instead of its published URL (a mirror; plain HTTP allowed)',
     )
     .option(...json)
-    .action((o) =>
-      analyticsUpdateListsCommand({ json: Boolean(o.json), sourceUrlOverride: o.sourceUrlOverride }),
+    .action(async (o) =>
+      (await commands.analyticsUpdateLists()).analyticsUpdateListsCommand({
+        json: Boolean(o.json),
+        sourceUrlOverride: o.sourceUrlOverride,
+      }),
     );
   analytics
     .command('migrate')
@@ -296,8 +320,8 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .option('--from <url>', 'source backend (default: the configured one, DOCWRIGHT_ANALYTICS_URL)')
     .option('--batch-size <n>', 'views per target append (default 5000)', Number)
     .option(...json)
-    .action((o) =>
-      analyticsMigrateCommand({
+    .action(async (o) =>
+      (await commands.analyticsMigrate()).analyticsMigrateCommand({
         ...(o.project ? { project: o.project } : {}),
         allProjects: Boolean(o.allProjects),
         to: o.to,
