@@ -8,6 +8,7 @@ import type { AnalyticsOptions } from '../domain/analytics/options.ts';
 import type { AnalyticsStore } from '../domain/analytics/store.ts';
 import { AutomationService } from '../domain/automations/automation-service.ts';
 import { settleRunsOnTurnEnd } from '../domain/automations/run-settlement.ts';
+import { AutomationScheduler } from '../domain/automations/scheduler.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobEventFeed } from '../domain/jobs/job-event-feed.ts';
 import { JobEventLog } from '../domain/jobs/job-events.ts';
@@ -64,6 +65,8 @@ export interface Services extends HttpServices {
   analyticsOptions: AnalyticsOptions;
   /** Sends the webhook outbox; started by the worker (createWorker), idle otherwise. */
   webhookDispatcher: WebhookDispatcher;
+  /** Starts the runs of due schedule slots; started by the worker (createWorker), idle otherwise. */
+  automationScheduler: AutomationScheduler;
   close(): Promise<void>;
 }
 
@@ -167,6 +170,21 @@ export async function openServices(
     events: jobEvents,
     feed: jobEventFeed,
   });
+  const automations = new AutomationService({
+    storage,
+    clock,
+    box: secretBox,
+    jobs,
+    events: jobEvents,
+    publicUrl: config.publicUrl,
+  });
+  const automationScheduler = new AutomationScheduler({
+    storage,
+    clock,
+    automations,
+    logger,
+    pollIntervalMs: config.worker.pollIntervalMs,
+  });
   const settings: HttpSettings = {
     publicUrl: config.publicUrl,
     bodyLimitBytes: config.http.bodyLimitBytes,
@@ -187,14 +205,8 @@ export async function openServices(
     projects: new ProjectService(storage, clock, new GitRepositoryProbe(logger)),
     keys: new KeyService(storage, clock, (error) => logger.warn({ err: error }, 'could not record key use')),
     jobs,
-    automations: new AutomationService({
-      storage,
-      clock,
-      box: secretBox,
-      jobs,
-      events: jobEvents,
-      publicUrl: config.publicUrl,
-    }),
+    automations,
+    automationScheduler,
     rateLimiter: new RateLimiter(
       storage,
       clock,
@@ -251,6 +263,7 @@ export async function openServices(
       config.http.rateLimitWindowSeconds,
     ),
     close: async () => {
+      await automationScheduler.stop();
       await webhookDispatcher.stop();
       webhookTransport.close();
       await jobEventFeed.close();
@@ -271,5 +284,6 @@ export function createWorker(services: Services, logger: Logger): Worker {
     settings: services.config.worker,
     defaultModel: services.config.model,
     webhooks: services.webhookDispatcher,
+    scheduler: services.automationScheduler,
   });
 }
