@@ -6,6 +6,9 @@ import type { Agent } from '../domain/agent/agent.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
 import type { AnalyticsStore } from '../domain/analytics/store.ts';
+import { AutomationService } from '../domain/automations/automation-service.ts';
+import { settleRunsOnTurnEnd } from '../domain/automations/run-settlement.ts';
+import { AutomationScheduler } from '../domain/automations/scheduler.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobEventFeed } from '../domain/jobs/job-event-feed.ts';
 import { JobEventLog } from '../domain/jobs/job-events.ts';
@@ -62,6 +65,8 @@ export interface Services extends HttpServices {
   analyticsOptions: AnalyticsOptions;
   /** Sends the webhook outbox; started by the worker (createWorker), idle otherwise. */
   webhookDispatcher: WebhookDispatcher;
+  /** Starts the runs of due schedule slots; started by the worker (createWorker), idle otherwise. */
+  automationScheduler: AutomationScheduler;
   close(): Promise<void>;
 }
 
@@ -92,6 +97,8 @@ export async function openServices(
   const clock = overrides.clock ?? systemClock;
   const workSignal = new WorkSignal();
   const jobEvents = new JobEventLog(storage);
+  // An automation's run ends with the turn it queued, in the same transaction.
+  jobEvents.onTurnEnded(settleRunsOnTurnEnd(config.publicUrl));
   const jobEventFeed = new JobEventFeed({
     log: jobEvents,
     onError: (error) =>
@@ -155,6 +162,29 @@ export async function openServices(
   const users = new UserService(storage, clock);
   const signInLinks = new SignInLinks(storage, clock);
   const sessions = new SessionService(storage, clock);
+  const jobs = new JobService({
+    storage,
+    clock,
+    defaultModel: config.model,
+    workSignal,
+    events: jobEvents,
+    feed: jobEventFeed,
+  });
+  const automations = new AutomationService({
+    storage,
+    clock,
+    box: secretBox,
+    jobs,
+    events: jobEvents,
+    publicUrl: config.publicUrl,
+  });
+  const automationScheduler = new AutomationScheduler({
+    storage,
+    clock,
+    automations,
+    logger,
+    pollIntervalMs: config.worker.pollIntervalMs,
+  });
   const settings: HttpSettings = {
     publicUrl: config.publicUrl,
     bodyLimitBytes: config.http.bodyLimitBytes,
@@ -174,14 +204,9 @@ export async function openServices(
     jobEventFeed,
     projects: new ProjectService(storage, clock, new GitRepositoryProbe(logger)),
     keys: new KeyService(storage, clock, (error) => logger.warn({ err: error }, 'could not record key use')),
-    jobs: new JobService({
-      storage,
-      clock,
-      defaultModel: config.model,
-      workSignal,
-      events: jobEvents,
-      feed: jobEventFeed,
-    }),
+    jobs,
+    automations,
+    automationScheduler,
     rateLimiter: new RateLimiter(
       storage,
       clock,
@@ -239,6 +264,7 @@ export async function openServices(
       config.http.rateLimitWindowSeconds,
     ),
     close: async () => {
+      await automationScheduler.stop();
       await webhookDispatcher.stop();
       webhookTransport.close();
       await jobEventFeed.close();
@@ -260,5 +286,6 @@ export function createWorker(services: Services, logger: Logger): Worker {
     defaultModel: services.config.model,
     modelPrices: services.config.modelPrices,
     webhooks: services.webhookDispatcher,
+    scheduler: services.automationScheduler,
   });
 }

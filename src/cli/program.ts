@@ -3,6 +3,7 @@ import { ConfigError } from '../config/config.ts';
 import { KEY_SCOPES, ROLES } from '../domain/access/principal.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
 import { DEFAULT_EXPIRY_DAYS, EXPIRY_DAYS } from '../domain/keys/key-service.ts';
+import { addAutomationCommands } from './automation-commands.ts';
 import { type CliIo, withCliIo } from './io.ts';
 
 /**
@@ -137,6 +138,8 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
         json: Boolean(o.json),
       }),
     );
+
+  addAutomationCommands(program, json);
 
   const keys = program
     .command('keys')

@@ -11,6 +11,7 @@ import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
+import { automationRoutes } from './routes/automations.ts';
 import { dashboardAppRoutes } from './routes/dashboard-app.ts';
 import { jobEventRoutes } from './routes/job-events.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -158,6 +159,10 @@ export async function buildHttpApp({
       analytics: services.analytics,
       rateLimiter: services.rateLimiter,
       analyticsRateLimiter: services.analyticsRateLimiter,
+      maxPromptLength: settings.maxPromptLength,
+    });
+    await api.register(automationRoutes, {
+      automations: services.automations,
       maxPromptLength: settings.maxPromptLength,
     });
   });

@@ -62,15 +62,29 @@ export class JobService {
   }
 
   /**
-   * Queues a new job. Refused (`budget_spent`) when the project's monthly budget is spent, so
-   * nothing is queued that would only fail; the worker checks again when a turn starts.
+   * A new job with `prompt` as its first turn. `draft` decides whether its pull request opens
+   * as a draft, over the project's setting (an automation's choice). Refused (`budget_spent`)
+   * when the project's monthly budget is spent, so nothing is queued that would only fail; the
+   * worker checks again when a turn starts.
    */
-  async create(project: Project, prompt: string): Promise<JobView> {
+  async create(project: Project, prompt: string, options: { draft?: boolean } = {}): Promise<JobView> {
     const at = this.deps.clock();
     await assertBudgetLeft(this.deps.storage.db, project, at);
     const now = iso(at);
+    const job = await queueTurn(
+      this.deps.events,
+      { newJob: this.newJobRow(project, prompt, now, options) },
+      prompt,
+      now,
+    );
+    this.deps.workSignal.notify();
+    return toJobView(job);
+  }
+
+  /** The row of a job not yet stored, for `queueTurnIn` in a caller's transaction (then call `notifyWorkers`). */
+  newJobRow(project: Project, prompt: string, now: string, options: { draft?: boolean } = {}): JobRow {
     const id = newId('job');
-    const row: JobRow = {
+    return {
       id,
       project_id: project.id,
       status: 'active',
@@ -90,10 +104,13 @@ export class JobService {
       output_tokens: 0,
       cost_usd: null,
       unpriced_turns: 0,
+      draft: options.draft === undefined ? null : options.draft ? 1 : 0,
     };
-    const job = await queueTurn(this.deps.events, { newJob: row }, prompt, now);
+  }
+
+  /** Wakes this process's worker after turns were queued outside `create` and `message`. */
+  notifyWorkers(): void {
     this.deps.workSignal.notify();
-    return toJobView(job);
   }
 
   async get(projectId: string, jobId: string): Promise<JobView> {
@@ -166,7 +183,10 @@ export class JobService {
         lease_expires_at: null,
       });
       if (!archived) return toJobView(await this.find(tx, projectId, jobId));
-      for (const turn of await cancelOpenTurns(tx, jobId, now)) events.turn(archived, 'cancelled', turn);
+      for (const turn of await cancelOpenTurns(tx, jobId, now)) {
+        events.turn(archived, 'cancelled', turn);
+        await this.deps.events.turnEnded(tx, events, archived, turn);
+      }
       events.status(archived);
       events.announce(archived, 'job.archived');
       return toJobView(archived);
