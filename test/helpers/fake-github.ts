@@ -527,3 +527,17 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('error', reject);
   });
 }
+
+/** An example from GitHub's published description (components/examples), copied. */
+export function gitHubExample(name: string): unknown {
+  const value = loadSpec().example(name);
+  if (value === undefined) throw new Error(`GitHub's description has no example ${name}`);
+  return value;
+}
+
+/** What is wrong with `value` under a schema of GitHub's description (e.g. a webhook payload's); [] when nothing. */
+export function gitHubSchemaErrors(schemaName: string, value: unknown): string[] {
+  const validate = loadSpec().validator({ $ref: `#/components/schemas/${schemaName}` }, false);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+}
