@@ -10,7 +10,7 @@ const LAYERS = [
   ['domain/projects', 'domain/users', 'domain/webhooks'],
   ['domain/jobs', 'domain/sessions'],
   ['domain/agent', 'domain/review'],
-  ['domain/automations'], // automations start jobs; the code-change trigger asks the code host
+  ['domain/automations'], // starts agent jobs on triggers; the runner's scheduler runs its schedules
   ['domain/runner'],
   ['config'], // reads the environment once, into a typed Config
   ['logging'],

@@ -6,6 +6,8 @@ import type { Agent } from '../domain/agent/agent.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
 import type { AnalyticsStore } from '../domain/analytics/store.ts';
+import { AutomationService } from '../domain/automations/automation-service.ts';
+import { settleRunsOnTurnEnd } from '../domain/automations/run-settlement.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobEventFeed } from '../domain/jobs/job-event-feed.ts';
 import { JobEventLog } from '../domain/jobs/job-events.ts';
@@ -92,6 +94,8 @@ export async function openServices(
   const clock = overrides.clock ?? systemClock;
   const workSignal = new WorkSignal();
   const jobEvents = new JobEventLog(storage);
+  // An automation's run ends with the turn it queued, in the same transaction.
+  jobEvents.onTurnEnded(settleRunsOnTurnEnd(config.publicUrl));
   const jobEventFeed = new JobEventFeed({
     log: jobEvents,
     onError: (error) =>
@@ -155,6 +159,14 @@ export async function openServices(
   const users = new UserService(storage, clock);
   const signInLinks = new SignInLinks(storage, clock);
   const sessions = new SessionService(storage, clock);
+  const jobs = new JobService({
+    storage,
+    clock,
+    defaultModel: config.model,
+    workSignal,
+    events: jobEvents,
+    feed: jobEventFeed,
+  });
   const settings: HttpSettings = {
     publicUrl: config.publicUrl,
     bodyLimitBytes: config.http.bodyLimitBytes,
@@ -174,13 +186,14 @@ export async function openServices(
     jobEventFeed,
     projects: new ProjectService(storage, clock, new GitRepositoryProbe(logger)),
     keys: new KeyService(storage, clock, (error) => logger.warn({ err: error }, 'could not record key use')),
-    jobs: new JobService({
+    jobs,
+    automations: new AutomationService({
       storage,
       clock,
-      defaultModel: config.model,
-      workSignal,
+      box: secretBox,
+      jobs,
       events: jobEvents,
-      feed: jobEventFeed,
+      publicUrl: config.publicUrl,
     }),
     rateLimiter: new RateLimiter(
       storage,

@@ -4,7 +4,20 @@ const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford's alphabet, lowe
 
 /** 128 random bits, base32: opaque, unguessable, URL-safe. */
 export function newId(
-  prefix: 'prj' | 'job' | 'key' | 'turn' | 'msg' | 'ses' | 'usr' | 'sil' | 'whk' | 'whd' | 'evt',
+  prefix:
+    | 'prj'
+    | 'job'
+    | 'key'
+    | 'turn'
+    | 'msg'
+    | 'ses'
+    | 'usr'
+    | 'sil'
+    | 'whk'
+    | 'whd'
+    | 'evt'
+    | 'aut'
+    | 'run',
 ): string {
   return `${prefix}_${randomBase32(26)}`;
 }

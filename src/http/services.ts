@@ -1,4 +1,5 @@
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
+import type { AutomationService } from '../domain/automations/automation-service.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { JobService } from '../domain/jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
@@ -30,6 +31,8 @@ export interface HttpServices {
   analytics: AnalyticsService;
   /** Limits analytics exports per project (ingestion is not limited). */
   analyticsRateLimiter: RateLimiter;
+  /** A project's automations and their runs; `startRun` is the one way a run starts. */
+  automations: AutomationService;
   /** Webhook endpoints and their delivery logs. */
   webhooks: WebhookService;
   /** Dashboard accounts, their sign-in links and sessions. */

@@ -11,6 +11,7 @@ import * as m0005 from './migrations/0005_key_limits.ts';
 import * as m0006 from './migrations/0006_job_events.ts';
 import * as m0007 from './migrations/0007_analytics_metadata.ts';
 import * as m0008 from './migrations/0008_webhooks.ts';
+import * as m0009 from './migrations/0009_automations.ts';
 
 // Listed explicitly (not read from disk) so migrations ship with the code that needs them.
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_job_events': m0006,
   '0007_analytics_metadata': m0007,
   '0008_webhooks': m0008,
+  '0009_automations': m0009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -20,6 +20,9 @@ export interface Database {
   analytics_settings: AnalyticsSettingsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  automations: AutomationsTable;
+  automation_runs: AutomationRunsTable;
+  automation_slots: AutomationSlotsTable;
 }
 
 export interface ProjectsTable {
@@ -66,6 +69,8 @@ export interface JobsTable {
   /** The worker holding the job while one of its turns runs, and until when. */
   lease_owner: string | null;
   lease_expires_at: string | null;
+  /** 1: its pull request opens as a draft, 0: ready for review; null: as the project says. */
+  draft: number | null;
 }
 
 export interface TurnsTable {
@@ -207,6 +212,60 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
+/** A project's standing instructions that start agent jobs on a trigger. */
+export interface AutomationsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** code_change, schedule or manual. */
+  trigger_kind: string;
+  /** JSON: the trigger's settings (see domain/automations/automation.ts). */
+  trigger: string;
+  /** A code-change trigger's webhook secret, sealed with the secret box (bound to the automation id). */
+  webhook_secret: string | null;
+  instructions: string;
+  /** 1: draft pull requests; 0: ready for review. */
+  draft: number;
+  max_runs_per_day: number;
+  /** 1 or 0. */
+  enabled: number;
+  /** A schedule's slots before this instant never run: its creation, or the last change of its schedule. */
+  schedule_from: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One start of an automation: the job (or follow-up turn) it queued, or why it did not. */
+export interface AutomationRunsTable {
+  id: string;
+  automation_id: string;
+  project_id: string;
+  /** code_change, schedule or manual. */
+  trigger_kind: string;
+  /** Unique per automation when set (a webhook delivery, a pull request and merge commit, a slot). */
+  dedupe_key: string | null;
+  /** JSON { url, title, number, author? } of the source pull request; null when none. */
+  source: string | null;
+  /** queued, completed, no_change, failed or rate_limited (running is read from the turn). */
+  status: string;
+  job_id: string | null;
+  turn_id: string | null;
+  /** 1 when the run added a turn to an earlier run's job, whose pull request was still open. */
+  follow_up: number;
+  reason: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** A schedule slot, claimed once by whichever worker process inserts it first. */
+export interface AutomationSlotsTable {
+  automation_id: string;
+  slot_at: string;
+  run_id: string;
+  claimed_at: string;
+}
+
 export type ProjectRow = Selectable<ProjectsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type JobRow = Selectable<JobsTable>;
@@ -222,3 +281,7 @@ export type NewJobEventRow = Insertable<JobEventsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewWebhookDeliveryRow = Insertable<WebhookDeliveriesTable>;
+export type AutomationRow = Selectable<AutomationsTable>;
+export type AutomationUpdate = Updateable<AutomationsTable>;
+export type AutomationRunRow = Selectable<AutomationRunsTable>;
+export type AutomationRunUpdate = Updateable<AutomationRunsTable>;

@@ -37,6 +37,18 @@ export interface AgentJob {
   /** The model this turn runs on: the project's, else the configured default; null when neither is set. */
   model: string | null;
   prLink: string | null;
+  /** Whether the pull request opens as a draft; null or absent: as the project says. */
+  draft?: boolean | null;
+  /** Pull requests in other repositories whose changes this job documents (an automation's runs), oldest first. */
+  sources?: SourcePullRequest[];
+}
+
+/** A pull request (GitLab: merge request) in a source repository that a job's changes follow. */
+export interface SourcePullRequest {
+  url: string;
+  title: string;
+  number: number;
+  author?: string;
 }
 
 export type AgentTurnResult =

@@ -3,7 +3,14 @@ import type { Logger } from 'pino';
 import { DomainError } from '../errors.ts';
 import type { ConversationMessage } from '../jobs/conversation.ts';
 import type { Project } from '../projects/project.ts';
-import type { Agent, AgentMessage, AgentTurnInput, AgentTurnResult, TokenUsage } from './agent.ts';
+import type {
+  Agent,
+  AgentMessage,
+  AgentTurnInput,
+  AgentTurnResult,
+  SourcePullRequest,
+  TokenUsage,
+} from './agent.ts';
 import type { CodeHost, GitCredentials, PullRequestRef } from './code-host.ts';
 import { runAgentLoop } from './llm/run-agent-loop.ts';
 import { repositoryInstructions, systemPromptWith } from './llm/system-prompt.ts';
@@ -151,13 +158,16 @@ export class DocumentationAgent implements Agent {
         summary: loop.pullRequest?.body ?? loop.summary,
         findings,
         prompts: [...userPrompts(input.history), turn.prompt],
+        sources: job.sources ?? [],
       });
       const pr = await this.publish(
         host,
         { branch: job.branch, base: job.baseBranch, title, body },
         project,
         {
-          updateExisting: commit !== null,
+          // An automation's follow-up that changed nothing still adds its source pull request to the list.
+          updateExisting: commit !== null || (job.sources?.length ?? 0) > 0,
+          draft: job.draft ?? null,
         },
       );
       if (!commit) {
@@ -220,14 +230,15 @@ export class DocumentationAgent implements Agent {
     host: CodeHost,
     pr: { branch: string; base: string; title: string; body: string },
     project: Project,
-    options: { updateExisting: boolean },
+    options: { updateExisting: boolean; draft: boolean | null },
   ): Promise<PullRequestRef> {
     const existing = await host.findOpenPullRequest(pr.branch);
     if (existing) {
       if (options.updateExisting) await host.updatePullRequest(existing, { body: pr.body });
       return existing;
     }
-    return host.createPullRequest({ ...pr, draft: this.deps.draftFor(project) });
+    // The job's own choice (an automation's) wins over the project's setting.
+    return host.createPullRequest({ ...pr, draft: options.draft ?? this.deps.draftFor(project) });
   }
 }
 
@@ -298,6 +309,7 @@ function pullRequestBody(input: {
   summary: string;
   findings: ComparedFindings;
   prompts: string[];
+  sources: SourcePullRequest[];
 }): string {
   const requests = input.prompts.map((p, i) => `${i + 1}. ${quoteLine(p)}`).join('\n');
   const { introduced, preExisting } = input.findings;
@@ -312,9 +324,22 @@ function pullRequestBody(input: {
         ]
       : []),
   ].join('\n\n');
+  const sources =
+    input.sources.length === 0
+      ? []
+      : [
+          '### Source pull requests',
+          '',
+          ...input.sources.map(
+            (s) =>
+              `- [${markdownText(s.title)} (#${s.number})](${s.url})${s.author ? ` by @${markdownText(s.author)}` : ''}`,
+          ),
+          '',
+        ];
   return [
     input.summary.trim(),
     '',
+    ...sources,
     '### Requests',
     '',
     requests,
@@ -325,6 +350,11 @@ function pullRequestBody(input: {
     '',
     `<sub>Opened by Docwright job \`${input.jobId}\`.</sub>`,
   ].join('\n');
+}
+
+/** Text for a Markdown link's label: on one line, its brackets escaped. */
+function markdownText(text: string): string {
+  return quoteLine(text).replace(/[[\]\\]/g, '\\$&');
 }
 
 function quoteLine(text: string): string {

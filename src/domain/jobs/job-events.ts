@@ -88,6 +88,11 @@ export class JobEventRecorder {
     this.add(job, 'pull_request', { prLink });
   }
 
+  /** Any other webhook event that must commit with this change (an automation's run completed). */
+  webhook(event: WebhookEvent): void {
+    this.webhooks.push(event);
+  }
+
   step(job: Pick<JobRow, 'id' | 'project_id'>, step: JobStep): void {
     this.add(job, 'step', step);
   }
@@ -113,6 +118,18 @@ export class JobEventRecorder {
 }
 
 /**
+ * Told, inside the transaction, of each turn that ended (succeeded, failed, or cancelled by
+ * archiving), with the job as it is after the change; what it writes commits with it.
+ * Automations follow their runs with it (src/domain/automations/run-settlement.ts).
+ */
+export type TurnEndedHook = (
+  tx: Executor,
+  events: JobEventRecorder,
+  job: JobRow,
+  turn: TurnRow,
+) => Promise<void>;
+
+/**
  * Where job changes are written with their events: one transaction for the change, its
  * events and its webhook deliveries (the outbox), a `pg_notify` in it for streams in other processes, and, once it committed, a signal
  * to the streams of this process.
@@ -120,6 +137,7 @@ export class JobEventRecorder {
 export class JobEventLog {
   readonly storage: Storage;
   private readonly listeners = new Set<(jobIds: ReadonlySet<string>) => void>();
+  private readonly turnEndedHooks: TurnEndedHook[] = [];
 
   constructor(storage: Storage) {
     this.storage = storage;
@@ -141,6 +159,16 @@ export class JobEventLog {
       for (const listener of this.listeners) listener(jobIds);
     }
     return result;
+  }
+
+  /** Adds a hook told of every turn that ends, in its transaction. */
+  onTurnEnded(hook: TurnEndedHook): void {
+    this.turnEndedHooks.push(hook);
+  }
+
+  /** Runs the turn-ended hooks; called by the lifecycle steps that end a turn, inside their transaction. */
+  async turnEnded(tx: Executor, events: JobEventRecorder, job: JobRow, turn: TurnRow): Promise<void> {
+    for (const hook of this.turnEndedHooks) await hook(tx, events, job, turn);
   }
 
   /** Called after each commit that wrote events, with their jobs. */

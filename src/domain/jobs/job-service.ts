@@ -59,10 +59,26 @@ export class JobService {
     this.deps = deps;
   }
 
-  async create(project: Project, prompt: string): Promise<JobView> {
+  /**
+   * A new job with `prompt` as its first turn. `draft` decides whether its pull request opens
+   * as a draft, over the project's setting (an automation's choice).
+   */
+  async create(project: Project, prompt: string, options: { draft?: boolean } = {}): Promise<JobView> {
     const now = iso(this.deps.clock());
+    const job = await queueTurn(
+      this.deps.events,
+      { newJob: this.newJobRow(project, prompt, now, options) },
+      prompt,
+      now,
+    );
+    this.deps.workSignal.notify();
+    return toJobView(job);
+  }
+
+  /** The row of a job not yet stored, for `queueTurnIn` in a caller's transaction (then call `notifyWorkers`). */
+  newJobRow(project: Project, prompt: string, now: string, options: { draft?: boolean } = {}): JobRow {
     const id = newId('job');
-    const row: JobRow = {
+    return {
       id,
       project_id: project.id,
       status: 'active',
@@ -78,10 +94,13 @@ export class JobService {
       archived_at: null,
       lease_owner: null,
       lease_expires_at: null,
+      draft: options.draft === undefined ? null : options.draft ? 1 : 0,
     };
-    const job = await queueTurn(this.deps.events, { newJob: row }, prompt, now);
+  }
+
+  /** Wakes this process's worker after turns were queued outside `create` and `message`. */
+  notifyWorkers(): void {
     this.deps.workSignal.notify();
-    return toJobView(job);
   }
 
   async get(projectId: string, jobId: string): Promise<JobView> {
@@ -144,7 +163,10 @@ export class JobService {
         lease_expires_at: null,
       });
       if (!archived) return toJobView(await this.find(tx, projectId, jobId));
-      for (const turn of await cancelOpenTurns(tx, jobId, now)) events.turn(archived, 'cancelled', turn);
+      for (const turn of await cancelOpenTurns(tx, jobId, now)) {
+        events.turn(archived, 'cancelled', turn);
+        await this.deps.events.turnEnded(tx, events, archived, turn);
+      }
       events.status(archived);
       events.announce(archived, 'job.archived');
       return toJobView(archived);

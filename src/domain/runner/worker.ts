@@ -2,9 +2,10 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Storage } from '../../storage/database.ts';
+import { listRunSourcesOfJob } from '../../storage/queries/automation-runs.ts';
 import { renewLease } from '../../storage/queries/jobs.ts';
 import type { JobRow, TurnRow } from '../../storage/schema.ts';
-import type { Agent, AgentMessage, AgentTurnResult } from '../agent/agent.ts';
+import type { Agent, AgentMessage, AgentTurnResult, SourcePullRequest } from '../agent/agent.ts';
 import { type Clock, iso } from '../clock.ts';
 import { randomBase32 } from '../ids.ts';
 import type { JobEventLog } from '../jobs/job-events.ts';
@@ -194,6 +195,9 @@ export class Worker {
     let thrown: unknown;
     try {
       const { messages: history } = await loadConversation(storage.db, job.id, { withoutTurn: turn.id });
+      const sources = (await listRunSourcesOfJob(storage.db, job.id, turn.seq)).map(
+        (text) => JSON.parse(text) as SourcePullRequest,
+      );
       result = await this.deps.agent.runTurn({
         job: {
           id: job.id,
@@ -203,6 +207,8 @@ export class Worker {
           baseBranch: job.base_branch,
           model: job.model,
           prLink: job.pr_link,
+          draft: job.draft === null ? null : job.draft === 1,
+          sources,
         },
         project,
         turn: { id: turn.id, seq: turn.seq, prompt: turn.prompt, attempt: turn.attempts },

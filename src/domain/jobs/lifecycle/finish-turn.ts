@@ -66,5 +66,6 @@ export async function finishTurn(
     events.status(job);
     if (prOpened) events.announce(job, 'job.pull_request_opened');
     if (changes.status !== undefined) events.announce(job, failed ? 'job.failed' : 'job.completed');
+    await log.turnEnded(tx, events, job, recorded);
   });
 }
