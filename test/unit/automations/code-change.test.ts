@@ -7,13 +7,14 @@ import {
   parseGitHubEvent,
   parseGitLabEvent,
 } from '../../../src/domain/automations/code-change/events.ts';
-import { checkPathFilters, pathFilter } from '../../../src/domain/automations/code-change/path-filters.ts';
+import { pathFilter } from '../../../src/domain/automations/code-change/path-filters.ts';
 import type { ChangedFile } from '../../../src/domain/automations/code-change/pull-request-changes.ts';
 import {
   gitHubSignatureHeader,
   verifyGitHubSignature,
   verifyGitLabToken,
 } from '../../../src/domain/automations/code-change/signature.ts';
+import { matchesCodeChange } from '../../../src/domain/automations/trigger-input.ts';
 import { DomainError } from '../../../src/domain/errors.ts';
 import { gitHubMergedPayload, gitLabMergedPayload } from '../../helpers/code-change-hooks.ts';
 
@@ -206,32 +207,37 @@ const file = (path: string, patch: string | null = '@@ -1 +1 @@\n-a\n+b', extra:
     ...extra,
   }) as ChangedFile;
 
-describe('path filters', () => {
+describe('path filters (matchesCodeChange)', () => {
+  const trigger = (paths: string[], baseBranch: string | null = null) =>
+    ({ kind: 'code_change', provider: 'github', repository: 'Acme/API', paths, baseBranch }) as const;
+  const change = (changedFiles: string[], baseBranch = 'main') => ({
+    repository: 'acme/api',
+    baseBranch,
+    changedFiles,
+  });
+
   it('matches any file against the globs; none means everything', () => {
-    expect(pathFilter([])([file('x')])).toBe(true);
-    const api = pathFilter(['src/api/**', 'openapi.yaml']);
-    expect(api([file('README.md'), file('src/api/users.ts')])).toBe(true);
-    expect(api([file('openapi.yaml')])).toBe(true);
-    expect(api([file('src/ui/button.tsx'), file('docs/api.md')])).toBe(false);
-    expect(api([])).toBe(false);
+    expect(matchesCodeChange(trigger([]), change(['x']))).toBe(true);
+    const api = trigger(['src/api/**', 'openapi.yaml']);
+    expect(matchesCodeChange(api, change(['README.md', 'src/api/users.ts']))).toBe(true);
+    expect(matchesCodeChange(api, change(['openapi.yaml']))).toBe(true);
+    expect(matchesCodeChange(api, change(['src/ui/button.tsx', 'docs/api.md']))).toBe(false);
+    expect(matchesCodeChange(api, change([]))).toBe(false);
   });
 
-  it('counts the old name of a renamed file, dotfiles, and exclusions', () => {
-    const api = pathFilter(['src/api/**']);
-    expect(
-      api([file('src/rest/users.ts', null, { previousPath: 'src/api/users.ts', status: 'renamed' })]),
-    ).toBe(true);
-    expect(pathFilter(['**/*.yml'])([file('.github/workflows/ci.yml')])).toBe(true);
+  it('takes dotfiles, and exclusions that leave a file out rather than match every other', () => {
+    expect(pathFilter(['**/*.yml'])(['.github/workflows/ci.yml'])).toBe(true);
     const noTests = pathFilter(['src/**', '!**/*.test.ts']);
-    expect(noTests([file('src/a.test.ts')])).toBe(false);
-    expect(noTests([file('src/a.test.ts'), file('src/a.ts')])).toBe(true);
-    expect(pathFilter(['!docs/**'])([file('docs/a.md')])).toBe(false);
-    expect(pathFilter(['!docs/**'])([file('src/a.ts')])).toBe(true);
+    expect(noTests(['src/a.test.ts'])).toBe(false);
+    expect(noTests(['src/a.test.ts', 'src/a.ts'])).toBe(true);
+    expect(pathFilter(['!docs/**'])(['docs/a.md'])).toBe(false);
+    expect(pathFilter(['!docs/**'])(['src/a.ts'])).toBe(true);
   });
 
-  it('refuses empty globs naming the field', () => {
-    expect(checkPathFilters(['src/**'])).toEqual(['src/**']);
-    expect(() => checkPathFilters(['src/**', ' '])).toThrow(/^pathFilters\[1\]: must not be empty/);
+  it('checks the repository (any case) and the base branch', () => {
+    expect(matchesCodeChange(trigger([], 'main'), change(['x'], 'release'))).toBe(false);
+    expect(matchesCodeChange(trigger([], 'main'), change(['x'], 'main'))).toBe(true);
+    expect(matchesCodeChange(trigger([]), { ...change(['x']), repository: 'acme/other' })).toBe(false);
   });
 });
 
