@@ -33,6 +33,7 @@ import { WebhookDispatcher } from '../domain/webhooks/dispatcher.ts';
 import { WebhookService } from '../domain/webhooks/webhook-service.ts';
 import type { HttpServices, HttpSettings } from '../http/services.ts';
 import { LocalReview } from '../integrations/codehosts/local-review.ts';
+import { publicOnlyFetch } from '../integrations/codehosts/public-only-fetch.ts';
 import { CodeHostPullRequestReader } from '../integrations/codehosts/pull-request-reader.ts';
 import { GitRepositoryProbe } from '../integrations/git/repository-probe.ts';
 import { HttpWebhookTransport } from '../integrations/webhooks/http-transport.ts';
@@ -171,6 +172,8 @@ export async function openServices(
     feed: jobEventFeed,
   });
   const projects = new ProjectService(storage, clock, new GitRepositoryProbe(logger));
+  // Source pull requests are read from public addresses only, like webhooks are sent.
+  const sourceFetch = config.webhooks.allowPrivateNetworks ? null : publicOnlyFetch();
   const automations = new AutomationService({
     storage,
     clock,
@@ -204,7 +207,9 @@ export async function openServices(
       automations,
       pullRequestReaderFor: async (projectId) => {
         const project = await projects.get(projectId);
-        return new CodeHostPullRequestReader(resolveCodeHostSettings(project, project.settings, secretBox));
+        return new CodeHostPullRequestReader(resolveCodeHostSettings(project, project.settings, secretBox), {
+          ...(sourceFetch ? { fetch: sourceFetch } : {}),
+        });
       },
       logger,
     }),

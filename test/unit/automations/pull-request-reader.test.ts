@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodeHostError } from '../../../src/integrations/codehosts/code-host-error.ts';
 import { createCodeHost } from '../../../src/integrations/codehosts/create-code-host.ts';
+import { publicOnlyFetch } from '../../../src/integrations/codehosts/public-only-fetch.ts';
 import { CodeHostPullRequestReader } from '../../../src/integrations/codehosts/pull-request-reader.ts';
 import { type FakeGitHub, type FakePullFile, startFakeGitHub } from '../../helpers/fake-github.ts';
 import { type FakeDiff, type FakeGitLab, startFakeGitLab } from '../../helpers/fake-gitlab.ts';
@@ -226,6 +227,73 @@ describe('reading a GitLab merge request', () => {
       'GET /api/v4/projects/acme%2Fplatform%2Fapi/merge_requests/9/diffs',
       'GET /api/v4/projects/acme%2Fplatform%2Fapi/merge_requests/9/diffs',
     ]);
+    expect(fake.violations).toEqual([]);
+  });
+});
+
+describe('reading source pull requests from public addresses only', () => {
+  it('refuses a code host on a loopback address, by IP or by a name that resolves to one', async () => {
+    const fake = await github();
+    fake.pullFiles.set('acme/api#1', []);
+    const guarded = publicOnlyFetch();
+    for (const apiUrl of [fake.baseUrl, fake.baseUrl.replace('127.0.0.1', 'localhost')]) {
+      const reader = new CodeHostPullRequestReader(
+        { kind: 'github', apiUrl, auth: { type: 'token', token: TOKEN } },
+        { fetch: guarded },
+      );
+      await expect(reader.changes({ provider: 'github', repository: 'acme/api', number: 1 })).rejects.toThrow(
+        /Refused: .*(127\.0\.0\.1|::1) is a loopback address/,
+      );
+    }
+    const lab = await gitlab();
+    const reader = new CodeHostPullRequestReader(
+      { kind: 'gitlab', apiUrl: lab.apiUrl, token: GL_TOKEN },
+      { fetch: guarded },
+    );
+    await expect(
+      reader.changes({ provider: 'gitlab', repository: 'acme/platform/api', number: 1 }),
+    ).rejects.toThrow(/Refused: 127\.0\.0\.1 is a loopback address/);
+    expect(fake.requests).toEqual([]);
+    expect(lab.requests).toEqual([]);
+  });
+
+  it('is a working fetch for Octokit and the GitLab client where the address is allowed', async () => {
+    // The plumbing, with a lookup that lets this machine through (the policy is tested above).
+    const local = publicOnlyFetch({
+      allowLiteralIp: true,
+      lookup: (_host, options, callback) =>
+        options.all
+          ? (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+              { address: '127.0.0.1', family: 4 },
+            ])
+          : callback(null, '127.0.0.1', 4),
+    });
+    const fake = await github();
+    fake.pullFiles.set(
+      'acme/api#5',
+      Array.from({ length: 120 }, (_, i) => ({
+        filename: `f${i}`,
+        status: 'added' as const,
+        additions: 1,
+        deletions: 0,
+        patch: '@@ -0,0 +1 @@\n+x',
+      })),
+    );
+    const reader = new CodeHostPullRequestReader(
+      {
+        kind: 'github',
+        apiUrl: fake.baseUrl.replace('127.0.0.1', 'github.internal.test'),
+        auth: { type: 'token', token: TOKEN },
+      },
+      { fetch: local },
+    );
+    expect(
+      (await reader.changes({ provider: 'github', repository: 'acme/api', number: 5 })).files,
+    ).toHaveLength(120);
+    const missing = await reader
+      .changes({ provider: 'github', repository: 'acme/api', number: 6 })
+      .catch((e: unknown) => e);
+    expect((missing as Error).message).toMatch(/failed with 404/);
     expect(fake.violations).toEqual([]);
   });
 });
