@@ -9,6 +9,7 @@ import type { AnalyticsStore } from '../domain/analytics/store.ts';
 import { AutomationService } from '../domain/automations/automation-service.ts';
 import { CodeChangeReceiver } from '../domain/automations/code-change/code-change-receiver.ts';
 import { settleRunsOnTurnEnd } from '../domain/automations/run-settlement.ts';
+import { AutomationScheduler } from '../domain/automations/scheduler.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { JobEventFeed } from '../domain/jobs/job-event-feed.ts';
 import { JobEventLog } from '../domain/jobs/job-events.ts';
@@ -68,6 +69,8 @@ export interface Services extends HttpServices {
   analyticsOptions: AnalyticsOptions;
   /** Sends the webhook outbox; started by the worker (createWorker), idle otherwise. */
   webhookDispatcher: WebhookDispatcher;
+  /** Starts the runs of due schedule slots; started by the worker (createWorker), idle otherwise. */
+  automationScheduler: AutomationScheduler;
   close(): Promise<void>;
 }
 
@@ -182,6 +185,13 @@ export async function openServices(
     events: jobEvents,
     publicUrl: config.publicUrl,
   });
+  const automationScheduler = new AutomationScheduler({
+    storage,
+    clock,
+    automations,
+    logger,
+    pollIntervalMs: config.worker.pollIntervalMs,
+  });
   const settings: HttpSettings = {
     publicUrl: config.publicUrl,
     bodyLimitBytes: config.http.bodyLimitBytes,
@@ -213,6 +223,7 @@ export async function openServices(
       },
       logger,
     }),
+    automationScheduler,
     rateLimiter: new RateLimiter(
       storage,
       clock,
@@ -269,6 +280,7 @@ export async function openServices(
       config.http.rateLimitWindowSeconds,
     ),
     close: async () => {
+      await automationScheduler.stop();
       await webhookDispatcher.stop();
       webhookTransport.close();
       await jobEventFeed.close();
@@ -289,5 +301,6 @@ export function createWorker(services: Services, logger: Logger): Worker {
     settings: services.config.worker,
     defaultModel: services.config.model,
     webhooks: services.webhookDispatcher,
+    scheduler: services.automationScheduler,
   });
 }

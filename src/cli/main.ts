@@ -3,6 +3,7 @@ import { ConfigError } from '../config/config.ts';
 import { KEY_SCOPES, ROLES } from '../domain/access/principal.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
 import { DEFAULT_EXPIRY_DAYS, EXPIRY_DAYS } from '../domain/keys/key-service.ts';
+import { addAutomationCommands } from './automation-commands.ts';
 import { analyticsImportCommand } from './commands/analytics-import.ts';
 import { analyticsMigrateCommand } from './commands/analytics-migrate.ts';
 import { analyticsReclassifyCommand } from './commands/analytics-reclassify.ts';
@@ -111,6 +112,8 @@ function buildProgram(jsonErrors: boolean): Command {
     .action((projectId, o) =>
       deleteProjectCommand(projectId, { yes: Boolean(o.yes), json: Boolean(o.json) }),
     );
+
+  addAutomationCommands(program, json);
 
   const keys = program
     .command('keys')

@@ -15,6 +15,7 @@ const SignInLinkPage = lazy(() => import('./pages/sign-in-link.tsx'));
 const ProjectsPage = lazy(() => import('./pages/projects.tsx'));
 const KeysPage = lazy(() => import('./pages/keys.tsx'));
 const WebhooksPage = lazy(() => import('./pages/webhooks.tsx'));
+const AutomationsPage = lazy(() => import('./pages/automations/automations-page.tsx'));
 const SettingsPage = lazy(() => import('./pages/settings.tsx'));
 const UsersPage = lazy(() => import('./pages/users.tsx'));
 const JobsPage = lazy(() => import('./pages/jobs/jobs-page.tsx'));
@@ -74,6 +75,7 @@ function SignedInRoutes() {
       <Route path="/projects/:projectId/jobs/:jobId" component={JobPage} />
       <Route path="/projects/:projectId/analytics" component={AnalyticsPage} />
       <Route path="/projects/:projectId/keys" component={KeysPage} />
+      <Route path="/projects/:projectId/automations" component={AutomationsPage} />
       <Route path="/projects/:projectId/webhooks" component={WebhooksPage} />
       <Route path="/projects/:projectId/settings" component={SettingsPage} />
       <Route component={NotFoundPage} />

@@ -11,6 +11,7 @@ import { installErrorHandling } from './errors.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
+import { automationRoutes } from './routes/automations.ts';
 import { codeChangeHookRoutes } from './routes/code-change-hooks.ts';
 import { dashboardAppRoutes } from './routes/dashboard-app.ts';
 import { jobEventRoutes } from './routes/job-events.ts';
@@ -154,6 +155,10 @@ export async function buildHttpApp({
       rateLimiter: services.analyticsRateLimiter,
     });
     await api.register(webhookRoutes, { webhooks: services.webhooks });
+    await api.register(automationRoutes, {
+      automations: services.automations,
+      maxPromptLength: settings.maxPromptLength,
+    });
   });
   await app.register(dashboardApi, { prefix: DASHBOARD_API_PREFIX, services });
   // Last: its catch-all serves the dashboard to browsers on every path no route above took.

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
+import { automationRoutes } from './routes/automations.ts';
 import { dashboardJobLookupRoutes } from './routes/dashboard-job-lookup.ts';
 import { dashboardJobRoutes } from './routes/dashboard-jobs.ts';
 import { dashboardKeyRoutes } from './routes/dashboard-keys.ts';
@@ -74,4 +75,8 @@ export const dashboardApi: FastifyPluginAsync<{ services: HttpServices }> = asyn
     rateLimiter: services.analyticsRateLimiter,
   });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
+  await app.register(automationRoutes, {
+    automations: services.automations,
+    maxPromptLength: settings.maxPromptLength,
+  });
 };

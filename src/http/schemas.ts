@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { type JobEventType, TURN_CHANGES } from '../domain/jobs/job-events.ts';
 import { JOB_STATUSES } from '../domain/jobs/job-view.ts';
+import { AUTOMATION_SCHEMAS } from './automation-schemas.ts';
 import { WEBHOOK_SCHEMAS } from './webhook-schemas.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -226,7 +227,16 @@ export const ok = (ref: string, description: string) => Type.Ref(ref, { descript
 
 /** Registers the schemas that routes refer to by name (`Type.Ref('Job')`). */
 export function addSharedSchemas(app: FastifyInstance): void {
-  for (const schema of [ErrorBody, Job, JobList, Conversation, JobEvent, BranchReview, ...WEBHOOK_SCHEMAS]) {
+  for (const schema of [
+    ErrorBody,
+    Job,
+    JobList,
+    Conversation,
+    JobEvent,
+    BranchReview,
+    ...WEBHOOK_SCHEMAS,
+    ...AUTOMATION_SCHEMAS,
+  ]) {
     app.addSchema(schema);
   }
 }

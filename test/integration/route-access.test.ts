@@ -152,6 +152,8 @@ describe(`every route checks key, session, scope, role and project (${testBacken
   let deliveryId: string;
   /** Webhook secrets of the project's code-change automations (GitHub, GitLab). */
   const hookSecrets = { github: '', gitlab: '' };
+  /** A manual automation of the project. */
+  let automationId: string;
   const keys = {} as Record<KeyCredential, string | null>;
   const sessions = {} as Record<Exclude<SessionCredential, 'noSession' | 'adminNoCsrf'>, DashboardSession>;
 
@@ -212,6 +214,13 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       });
       hookSecrets[provider] = created.webhookSecret ?? '';
     }
+    automationId = (
+      await t.services.automations.create(projectId, {
+        name: 'Matrix',
+        trigger: { kind: 'manual' },
+        instructions: 'Check the docs',
+      })
+    ).id;
     // The job's branch, with one commit on top of main, as the agent would have pushed it.
     const branch = (await t.services.jobs.get(projectId, jobId)).source.ref;
     git(repo, 'checkout', '--quiet', '-b', branch);
@@ -419,6 +428,57 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         body: {
           events: [{ timestamp: '2026-01-05T10:00:00Z', path: '/a', userAgent: 'curl/8', ip: '203.0.113.9' }],
         },
+      }),
+    },
+    'POST /v2/agent/:projectId/automations': {
+      access: 'admin',
+      ok: 201,
+      request: () => ({
+        path: `/v2/agent/${p()}/automations`,
+        body: { name: 'New', trigger: { kind: 'manual' }, instructions: 'Check the links' },
+      }),
+    },
+    'GET /v2/agent/:projectId/automations': {
+      access: 'apiRead',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/automations` }),
+    },
+    'GET /v2/agent/:projectId/automations/:id': {
+      access: 'apiRead',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/automations/${automationId}` }),
+    },
+    'PATCH /v2/agent/:projectId/automations/:id': {
+      access: 'admin',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/automations/${automationId}`, body: { name: 'Matrix' } }),
+    },
+    'DELETE /v2/agent/:projectId/automations/:id': {
+      access: 'admin',
+      ok: 204,
+      // A fresh automation for each caller that may delete it; the refused ones aim at the standing one.
+      request: async (who) => {
+        const { id } = ['admin', 'adminSession', 'owner'].includes(who)
+          ? await t.services.automations.create(projectId, {
+              name: 'Gone',
+              trigger: { kind: 'manual' },
+              instructions: 'Check',
+            })
+          : { id: automationId };
+        return { path: `/v2/agent/${p()}/automations/${id}` };
+      },
+    },
+    'GET /v2/agent/:projectId/automations/:id/runs': {
+      access: 'apiRead',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/automations/${automationId}/runs` }),
+    },
+    'POST /v2/agent/:projectId/automations/:id/trigger': {
+      access: 'admin',
+      ok: 202,
+      request: () => ({
+        path: `/v2/agent/${p()}/automations/${automationId}/trigger`,
+        body: { context: 'From the matrix' },
       }),
     },
     'GET /v1/analytics/:projectId/visitors': {

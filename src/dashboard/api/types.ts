@@ -4,6 +4,14 @@
  * schema change breaks the dashboard's type check instead of the page.
  */
 import type { Static } from 'typebox';
+import type {
+  Automation,
+  AutomationRun,
+  AutomationWithSecret,
+  createAutomationBody,
+  TriggeredRun,
+  updateAutomationBody,
+} from '../../http/automation-schemas.ts';
 import type { CreatedKey, KeyInfo, KeyList, NewKeyBody } from '../../http/routes/dashboard-keys.ts';
 import type {
   CheckedProject,
@@ -69,3 +77,13 @@ export type NewWebhookPayload = Static<typeof CreateWebhookBody>;
 export type WebhookEventType = WebhookEndpointPayload['events'][number];
 export type WebhookDeliveryPayload = Static<typeof WebhookDelivery>;
 export type WebhookDeliveryListPayload = { deliveries: WebhookDeliveryPayload[] };
+
+export type AutomationPayload = Static<typeof Automation>;
+export type AutomationListPayload = { automations: AutomationPayload[] };
+export type CreatedAutomationPayload = Static<typeof AutomationWithSecret>;
+export type NewAutomationPayload = Static<ReturnType<typeof createAutomationBody>>;
+export type AutomationChangePayload = Static<ReturnType<typeof updateAutomationBody>>;
+export type AutomationTriggerKind = AutomationPayload['trigger']['kind'];
+export type AutomationRunPayload = Static<typeof AutomationRun>;
+export type AutomationRunListPayload = { runs: AutomationRunPayload[]; nextCursor: string | null };
+export type TriggeredRunPayload = Static<typeof TriggeredRun>;

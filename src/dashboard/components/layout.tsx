@@ -15,6 +15,7 @@ import { UserMenu } from './user-menu.tsx';
 
 const PROJECT_SECTIONS = [
   { section: 'jobs', label: 'Jobs' },
+  { section: 'automations', label: 'Automations' },
   { section: 'analytics', label: 'Analytics' },
   { section: 'keys', label: 'API keys' },
   { section: 'webhooks', label: 'Webhooks' },

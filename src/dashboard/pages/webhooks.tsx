@@ -33,7 +33,7 @@ const EVENTS = {
   'job.failed': 'A job failed',
   'job.archived': 'A job was archived',
   'job.pull_request_opened': "A job's pull request was opened",
-  'automation.run_completed': 'An automation run completed (automations are not available yet)',
+  'automation.run_completed': 'An automation run completed (or was refused over its daily limit)',
 } satisfies Record<WebhookEventType, string>;
 const EVENT_TYPES = Object.keys(EVENTS) as WebhookEventType[];
 

@@ -32,6 +32,8 @@ export interface WorkerDeps {
   defaultModel: string | null;
   /** The webhook sender: a worker process sends the outbox too, started and stopped with it. */
   webhooks?: { start(): void; stop(): Promise<void> };
+  /** The automation scheduler: every worker process runs due schedule slots (each slot once overall). */
+  scheduler?: { start(): void; stop(): Promise<void> };
 }
 
 export interface WorkerSettings {
@@ -79,6 +81,7 @@ export class Worker {
     this.running = true;
     this.loop = this.runLoop();
     this.deps.webhooks?.start();
+    this.deps.scheduler?.start();
     this.log.info({ concurrency: this.deps.settings.concurrency }, 'worker started');
   }
 
@@ -90,6 +93,7 @@ export class Worker {
     if (!this.loop) return;
     this.running = false;
     this.deps.workSignal.notify();
+    await this.deps.scheduler?.stop();
     await this.loop;
     this.loop = null;
     const all = Promise.all([...this.active.values()].map((run) => run.done));
