@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker } from '../../../src/app/services.ts';
+import { gitHubSignatureHeader } from '../../../src/domain/automations/code-change/signature.ts';
 import type { JobView } from '../../../src/domain/jobs/job-view.ts';
 import { ProjectSettingsService } from '../../../src/domain/projects/project-settings.ts';
 import type { Worker } from '../../../src/domain/runner/worker.ts';
@@ -79,7 +80,7 @@ describe(`code-change webhooks start automation runs (${testBackend})`, () => {
   });
 
   /** Docwright with a worker, a docs repository served over git HTTP, and the scripted model. */
-  async function start(host: 'github' | 'gitlab') {
+  async function start(host: 'github' | 'gitlab', options: { allowPrivateNetworks?: boolean } = {}) {
     const root = mkdtempSync(path.join(tmpdir(), 'docwright-hooks-remote-'));
     const dataDir = mkdtempSync(path.join(tmpdir(), 'docwright-hooks-data-'));
     dirs.push(root, dataDir);
@@ -103,7 +104,7 @@ describe(`code-change webhooks start automation runs (${testBackend})`, () => {
         DOCWRIGHT_POLL_INTERVAL_MS: '50',
         DOCWRIGHT_DATA_DIR: dataDir,
         // The fake hosts listen on 127.0.0.1.
-        DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+        DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: String(options.allowPrivateNetworks ?? true),
       },
     });
     closers.push(() => t.close());
@@ -305,6 +306,67 @@ describe(`code-change webhooks start automation runs (${testBackend})`, () => {
       body: 'hello',
     });
     expect(text.status).toBe(415);
+    // Over 5 MiB: 413 before anything is verified or parsed.
+    const huge = await fetch(`${app.baseUrl}/v1/hooks/github/${projectId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-github-event': 'ping' },
+      body: JSON.stringify({ zen: 'x'.repeat(6 * 1024 * 1024) }),
+    });
+    expect(huge.status).toBe(413);
+    // GitHub's other content type: the JSON in a form field, signed as sent.
+    const form = new URLSearchParams({
+      payload: JSON.stringify({ zen: 'Anything added dilutes everything else.' }),
+    });
+    const ping = await fetch(`${app.baseUrl}/v1/hooks/github/${projectId}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-github-event': 'ping',
+        'x-hub-signature-256': gitHubSignatureHeader(secret, form.toString()),
+      },
+      body: form.toString(),
+    });
+    expect(ping.status).toBe(200);
+    expect(await jobsOf(projectId)).toEqual([]);
+  });
+
+  it('starts only the automations whose secret signed the delivery', async () => {
+    const { projectId, app } = await start('github');
+    const docs = await automation(projectId, { provider: 'github', repository: 'acme/api' });
+    const other = await automation(projectId, { provider: 'github', repository: 'acme/api' });
+    github.pullFiles.set('acme/api#7', [
+      { filename: 'src/a.ts', status: 'modified', additions: 1, deletions: 1, patch: PATCH },
+    ]);
+    model.push(...editScript);
+    const payload = gitHubMergedPayload({ repository: 'acme/api', number: 7, apiUrl: github.baseUrl });
+    const answer = await sendGitHubHook(`${app.baseUrl}/v1/hooks/github/${projectId}`, {
+      event: 'pull_request',
+      payload,
+      secret: other.secret,
+    });
+    expect(answer.status).toBe(202);
+    expect(answer.body.runs).toMatchObject([{ automationId: other.id, status: 'started' }]);
+    expect(answer.body.runs).not.toMatchObject([{ automationId: docs.id }]);
+    await waitFor(projectId, (answer.body.runs as { jobId: string }[])[0]?.jobId as string, 'completed');
+  });
+
+  it('reads no pull request from a code host on a private address unless allowed: 502, no job', async () => {
+    const { projectId, app } = await start('github', { allowPrivateNetworks: false });
+    const { secret } = await automation(projectId, { provider: 'github', repository: 'acme/api' });
+    github.pullFiles.set('acme/api#8', [
+      { filename: 'src/a.ts', status: 'modified', additions: 1, deletions: 1, patch: PATCH },
+    ]);
+    const payload = gitHubMergedPayload({ repository: 'acme/api', number: 8 });
+    const answer = await sendGitHubHook(`${app.baseUrl}/v1/hooks/github/${projectId}`, {
+      event: 'pull_request',
+      payload,
+      secret,
+    });
+    expect(answer.status).toBe(502);
+    expect(answer.body.error).toMatch(
+      /^Could not read https:\/\/github\.com\/acme\/api\/pull\/8 through the host's API: .*Refused: 127\.0\.0\.1 is a loopback address/,
+    );
+    expect(github.requests).toEqual([]);
     expect(await jobsOf(projectId)).toEqual([]);
   });
 
