@@ -63,7 +63,8 @@ const editScript: ScriptStep[] = [
   },
 ];
 
-describe(`code-change webhooks start automation runs (${testBackend})`, () => {
+// Each test runs whole agent jobs (git, worker, model): on a loaded machine that takes a while.
+describe(`code-change webhooks start automation runs (${testBackend})`, { timeout: 90_000 }, () => {
   let t: TestApp;
   let model: ScriptedOpenAIServer;
   let github: FakeGitHub;
@@ -348,6 +349,76 @@ describe(`code-change webhooks start automation runs (${testBackend})`, () => {
     expect(answer.body.runs).toMatchObject([{ automationId: other.id, status: 'started' }]);
     expect(answer.body.runs).not.toMatchObject([{ automationId: docs.id }]);
     await waitFor(projectId, (answer.body.runs as { jobId: string }[])[0]?.jobId as string, 'completed');
+  });
+
+  it('a later merge adds to the open docs pull request, which lists both sources; simultaneous deliveries start one run', async () => {
+    const { projectId, app } = await start('github');
+    const { secret } = await automation(projectId, { provider: 'github', repository: 'acme/api' });
+    const hook = `${app.baseUrl}/v1/hooks/github/${projectId}`;
+    github.pullFiles.set('acme/api#10', [
+      { filename: 'src/a.ts', status: 'modified', additions: 1, deletions: 1, patch: PATCH },
+    ]);
+    github.pullFiles.set('acme/api#11', [
+      {
+        filename: 'src/b.ts',
+        status: 'modified',
+        additions: 1,
+        deletions: 0,
+        patch: '@@ -1 +1,2 @@\n+export const pageSize = 50;',
+      },
+    ]);
+    const first = gitHubMergedPayload({
+      repository: 'acme/api',
+      number: 10,
+      title: 'Cursor pagination',
+      author: 'octocat',
+      mergeCommitSha: 'a'.repeat(40),
+    });
+    const second = gitHubMergedPayload({
+      repository: 'acme/api',
+      number: 11,
+      title: 'Page size constant',
+      author: 'hubot',
+      mergeCommitSha: 'b'.repeat(40),
+    });
+    model.push(...editScript);
+    // The same merge delivered twice at once (two webhooks on the repository): one run.
+    const [a, b] = await Promise.all([
+      sendGitHubHook(hook, { event: 'pull_request', payload: first, secret }),
+      sendGitHubHook(hook, { event: 'pull_request', payload: first, secret }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 202]);
+    const jobId = ((a.status === 202 ? a : b).body.runs as { jobId: string }[])[0]?.jobId as string;
+    await waitFor(projectId, jobId, 'completed');
+
+    model.push(
+      {
+        toolCalls: [
+          {
+            name: 'edit_file',
+            arguments: {
+              path: 'index.mdx',
+              old_string: 'with `cursor`.',
+              new_string: 'with `cursor`, 50 a page.',
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'Documented the page size.' } }] },
+    );
+    const followed = await sendGitHubHook(hook, { event: 'pull_request', payload: second, secret });
+    expect(followed.status).toBe(202);
+    expect(followed.body.runs).toMatchObject([{ jobId, status: 'followed_up' }]);
+    // The follow-up turn has used the script, then the job is completed again.
+    await expect.poll(() => model.remaining(), { timeout: 20_000 }).toBe(0);
+    await waitFor(projectId, jobId, 'completed');
+    const docsPulls = github.pulls.filter((p) => p.repository === 'acme/docs');
+    expect(docsPulls).toHaveLength(1);
+    expect(docsPulls[0]?.body).toContain(first.pull_request.html_url);
+    expect(docsPulls[0]?.body).toContain(second.pull_request.html_url);
+    expect(github.reviewerRequests.map((r) => r.reviewers)).toEqual([['octocat'], ['octocat', 'hubot']]);
+    expect((await jobsOf(projectId)).map((j) => j.id)).toEqual([jobId]);
+    expect(github.violations).toEqual([]);
   });
 
   it('reads no pull request from a code host on a private address unless allowed: 502, no job', async () => {
