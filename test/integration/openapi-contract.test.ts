@@ -226,6 +226,101 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
     );
   });
 
+  it('every automation response matches the document', async () => {
+    t = await startTestApp({
+      agent: new PromptScriptedAgent(),
+      env: {
+        DOCWRIGHT_POLL_INTERVAL_MS: '50',
+        DOCWRIGHT_SECRET_KEY: 'base64:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=',
+      },
+    });
+    const contract = new ContractChecker(
+      (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as OpenApiDocument,
+    );
+    const list = '/v2/agent/{projectId}/automations';
+    const one = `${list}/{id}`;
+    const path = `/v2/agent/${t.project.id}/automations`;
+    await contract.check(
+      await t.request('POST', path, {
+        body: {
+          name: 'API',
+          trigger: { kind: 'code_change', provider: 'github', repository: 'acme/api', baseBranch: 'main' },
+          instructions: 'pr document the change',
+        },
+      }),
+      'POST',
+      list,
+    );
+    const created = (await contract.check(
+      await t.request('POST', path, {
+        body: {
+          name: 'Weekly',
+          trigger: { kind: 'schedule', cron: '0 9 * * 1' },
+          instructions: 'Check links',
+          maxRunsPerDay: 2,
+        },
+      }),
+      'POST',
+      list,
+    )) as { id: string };
+    await contract.check(await t.request('GET', path), 'GET', list);
+    await contract.check(await t.request('GET', `${path}/${created.id}`), 'GET', one);
+    await contract.check(
+      await t.request('PATCH', `${path}/${created.id}`, { body: { draft: false } }),
+      'PATCH',
+      one,
+    );
+    worker = createWorker(t.services, pino({ level: 'silent' }));
+    worker.start();
+    await contract.check(await t.request('POST', `${path}/${created.id}/trigger`), 'POST', `${one}/trigger`);
+    await expect
+      .poll(
+        async () =>
+          (await t.services.automations.runs(t.project.id, created.id, { limit: 5 })).runs[0]?.status,
+      )
+      .toBe('no_change');
+    await contract.check(
+      await t.request('POST', `${path}/${created.id}/trigger`, { body: { context: 'More' } }),
+      'POST',
+      `${one}/trigger`,
+    );
+    const errors: [Response, string, string][] = [
+      [await t.request('POST', `${path}/${created.id}/trigger`), 'POST', `${one}/trigger`],
+      [
+        await t.request('POST', path, {
+          body: { name: 'x', trigger: { kind: 'schedule', cron: 'nope' }, instructions: 'x' },
+        }),
+        'POST',
+        list,
+      ],
+      [await t.request('GET', `${path}/aut_missing`), 'GET', one],
+      [
+        await t.request('PATCH', `${path}/${created.id}`, { body: { trigger: { kind: 'manual' } } }),
+        'PATCH',
+        one,
+      ],
+    ];
+    for (const [response, method, template] of errors) await contract.check(response, method, template);
+    await contract.check(await t.request('GET', `${path}/${created.id}/runs?limit=2`), 'GET', `${one}/runs`);
+    await contract.check(
+      await t.request('PATCH', `${path}/${created.id}`, { body: { enabled: false } }),
+      'PATCH',
+      one,
+    );
+    await contract.check(await t.request('POST', `${path}/${created.id}/trigger`), 'POST', `${one}/trigger`);
+    expect(contract.checked).toEqual(
+      expect.arrayContaining([
+        `POST ${list} 201`,
+        `POST ${one}/trigger 202`,
+        `POST ${one}/trigger 429`,
+        `POST ${one}/trigger 409`,
+        `POST ${list} 400`,
+        `GET ${one} 404`,
+        `GET ${one}/runs 200`,
+      ]),
+    );
+  });
+
   it('every dashboard response matches the document', async () => {
     t = await startTestApp({ signInLimits: { perAccount: 1 } });
     const contract = new ContractChecker(

@@ -51,6 +51,17 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
       url: 'https://hooks.example.com/docwright/a-rather-long-path-that-must-wrap',
       events: ['job.completed', 'job.failed'],
     });
+    await t.services.automations.create(t.project.id, {
+      name: 'API reference follows the API',
+      trigger: { kind: 'code_change', provider: 'github', repository: 'acme/api', paths: ['src/api/**'] },
+      instructions: 'Update the API reference for what the pull request changed.',
+    });
+    await t.services.automations.create(t.project.id, {
+      name: 'Weekly link check',
+      trigger: { kind: 'schedule', cron: '0 9 * * 1', timezone: 'Europe/Paris' },
+      instructions: 'Find broken links, outdated versions and pages no navigation reaches.',
+      enabled: false,
+    });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -61,6 +72,7 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
     { name: 'projects', path: '/projects', heading: 'Projects' },
     { name: 'keys', path: `/projects/${t.project.id}/keys`, heading: 'API keys' },
     { name: 'webhooks', path: `/projects/${t.project.id}/webhooks`, heading: 'Webhooks' },
+    { name: 'automations', path: `/projects/${t.project.id}/automations`, heading: 'Automations' },
     { name: 'settings', path: `/projects/${t.project.id}/settings`, heading: 'Settings' },
     { name: 'users', path: '/users', heading: 'Users' },
     { name: 'jobs', path: `/projects/${t.project.id}/jobs`, heading: 'Jobs' },
