@@ -10,7 +10,7 @@
 // checks every request and response against GitHub's published OpenAPI description, which
 // costs a few ms per call: the figure includes that.
 //
-// Usage: npm run bench:automations -- [--samples 30] [--pages 500] [--backend sqlite|postgres|both] [--postgres postgres://…]
+// Usage: npm run bench:automations-code-change -- [--samples 30] [--pages 500] [--backend sqlite|postgres|both] [--postgres postgres://…]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
