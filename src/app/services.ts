@@ -7,6 +7,7 @@ import type { AnalyticsService } from '../domain/analytics/analytics-service.ts'
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
 import type { AnalyticsStore } from '../domain/analytics/store.ts';
 import { AutomationService } from '../domain/automations/automation-service.ts';
+import { CodeChangeReceiver } from '../domain/automations/code-change/code-change-receiver.ts';
 import { settleRunsOnTurnEnd } from '../domain/automations/run-settlement.ts';
 import { AutomationScheduler } from '../domain/automations/scheduler.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
@@ -15,6 +16,7 @@ import { JobEventLog } from '../domain/jobs/job-events.ts';
 import { JobService } from '../domain/jobs/job-service.ts';
 import { WorkSignal } from '../domain/jobs/work-signal.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
+import { resolveCodeHostSettings } from '../domain/projects/code-host-settings.ts';
 import { ProjectRemoval } from '../domain/projects/project-removal.ts';
 import { ProjectService } from '../domain/projects/project-service.ts';
 import { ProjectSettingsService } from '../domain/projects/project-settings.ts';
@@ -32,6 +34,8 @@ import { WebhookDispatcher } from '../domain/webhooks/dispatcher.ts';
 import { WebhookService } from '../domain/webhooks/webhook-service.ts';
 import type { HttpServices, HttpSettings } from '../http/services.ts';
 import { LocalReview } from '../integrations/codehosts/local-review.ts';
+import { publicOnlyFetch } from '../integrations/codehosts/public-only-fetch.ts';
+import { CodeHostPullRequestReader } from '../integrations/codehosts/pull-request-reader.ts';
 import { GitRepositoryProbe } from '../integrations/git/repository-probe.ts';
 import { HttpWebhookTransport } from '../integrations/webhooks/http-transport.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
@@ -170,6 +174,9 @@ export async function openServices(
     events: jobEvents,
     feed: jobEventFeed,
   });
+  const projects = new ProjectService(storage, clock, new GitRepositoryProbe(logger));
+  // Source pull requests are read from public addresses only, like webhooks are sent.
+  const sourceFetch = config.webhooks.allowPrivateNetworks ? null : publicOnlyFetch();
   const automations = new AutomationService({
     storage,
     clock,
@@ -202,10 +209,20 @@ export async function openServices(
     workSignal,
     jobEvents,
     jobEventFeed,
-    projects: new ProjectService(storage, clock, new GitRepositoryProbe(logger)),
+    projects,
     keys: new KeyService(storage, clock, (error) => logger.warn({ err: error }, 'could not record key use')),
     jobs,
     automations,
+    codeChangeReceiver: new CodeChangeReceiver({
+      automations,
+      pullRequestReaderFor: async (projectId) => {
+        const project = await projects.get(projectId);
+        return new CodeHostPullRequestReader(resolveCodeHostSettings(project, project.settings, secretBox), {
+          ...(sourceFetch ? { fetch: sourceFetch } : {}),
+        });
+      },
+      logger,
+    }),
     automationScheduler,
     rateLimiter: new RateLimiter(
       storage,

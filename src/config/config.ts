@@ -152,7 +152,7 @@ export const SETTINGS = {
   DOCWRIGHT_SECRET_KEY:
     'Encrypts stored code-host credentials: a passphrase of 16+ characters or base64:<32 bytes>. Required to store credentials.',
   DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS:
-    'true: webhooks may go to loopback, private, link-local and other non-public addresses (tests, single-machine setups); default false.',
+    'true: webhooks may go to loopback, private, link-local and other non-public addresses (tests, single-machine setups), and code-change automations may read pull requests from a code host on such an address; default false.',
   DOCWRIGHT_WEBHOOKS_TIMEOUT_SECONDS:
     'Seconds a webhook receiver has to answer before the attempt fails (default 10).',
   DOCWRIGHT_WEBHOOKS_RETRY_BASE_SECONDS:

@@ -12,6 +12,7 @@ import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
 import { automationRoutes } from './routes/automations.ts';
+import { codeChangeHookRoutes } from './routes/code-change-hooks.ts';
 import { dashboardAppRoutes } from './routes/dashboard-app.ts';
 import { jobEventRoutes } from './routes/job-events.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -135,6 +136,8 @@ export async function buildHttpApp({
     rateLimitPerMinute: settings.collectRateLimitPerMinute,
     clock: services.clock,
   });
+  // Signed by the code host, not by an API key: outside the key-authenticated scope.
+  await app.register(codeChangeHookRoutes, { receiver: services.codeChangeReceiver });
   await app.register(async (api) => {
     api.addHook('onRequest', projectAuthenticator(services.keys, services.projects, clientIp));
     await api.register(agentJobRoutes, {

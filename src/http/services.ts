@@ -1,5 +1,6 @@
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import type { AutomationService } from '../domain/automations/automation-service.ts';
+import type { CodeChangeReceiver } from '../domain/automations/code-change/code-change-receiver.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { JobService } from '../domain/jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
@@ -33,6 +34,8 @@ export interface HttpServices {
   analyticsRateLimiter: RateLimiter;
   /** A project's automations and their runs; `startRun` is the one way a run starts. */
   automations: AutomationService;
+  /** GitHub and GitLab webhooks in: code-change automations' runs. */
+  codeChangeReceiver: CodeChangeReceiver;
   /** Webhook endpoints and their delivery logs. */
   webhooks: WebhookService;
   /** Dashboard accounts, their sign-in links and sessions. */

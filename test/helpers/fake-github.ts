@@ -24,7 +24,21 @@ export interface FakeGitHub {
   violations: string[];
   /** Installation tokens handed out so far. */
   issuedTokens: string[];
+  /** The files of source pull requests, by `owner/name#number` (what pulls/{n}/files lists). */
+  pullFiles: Map<string, FakePullFile[]>;
+  /** Reviewers requested on pull requests, in order (refused ones included, with their status). */
+  reviewerRequests: { repository: string; number: number; reviewers: string[]; status: number }[];
   close(): Promise<void>;
+}
+
+/** One file of a source pull request: GitHub's diff-entry. */
+export interface FakePullFile {
+  filename: string;
+  status: 'added' | 'removed' | 'modified' | 'renamed' | 'copied' | 'changed' | 'unchanged';
+  additions: number;
+  deletions: number;
+  patch?: string;
+  previous_filename?: string;
 }
 
 export interface FakePull {
@@ -50,6 +64,10 @@ export interface FakeGitHubOptions {
   /** When given, creating a pull request from a branch that does not exist fails like GitHub (422). */
   branchExists?: (repository: string, branch: string) => boolean;
   draftsSupported?: boolean;
+  /** The login the token acts as: GitHub refuses it as a reviewer of its own pull requests. */
+  tokenLogin?: string;
+  /** Logins that may be requested as reviewers (collaborators); default: anyone. */
+  collaborators?: string[];
 }
 
 interface Operation {
@@ -197,6 +215,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   const requests: FakeGitHub['requests'] = [];
   const violations: string[] = [];
   const issuedTokens: string[] = [];
+  const pullFiles = new Map<string, FakePullFile[]>();
+  const reviewerRequests: FakeGitHub['reviewerRequests'] = [];
   let nextNumber = 1;
   let baseUrl = '';
 
@@ -275,7 +295,75 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     };
   }
 
-  const handlers: Record<string, (ctx: HandlerContext) => { status: number; body: unknown }> = {
+  const handlers: Record<
+    string,
+    (ctx: HandlerContext) => { status: number; body: unknown; headers?: Record<string, string> }
+  > = {
+    'pulls/list-files': ({ params, query, req }) => {
+      checkRepoAuth(req);
+      const repo = repository(params);
+      const files = pullFiles.get(`${repo}#${params.pull_number}`);
+      if (!files)
+        throw new HttpProblem(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
+      // GitHub lists at most 3,000 files, per_page (at most 100) at a time, with a Link header.
+      const perPage = Math.min(Number(query.get('per_page') ?? 30), 100);
+      const page = Number(query.get('page') ?? 1);
+      const all = files.slice(0, 3000);
+      const slice = all.slice((page - 1) * perPage, page * perPage);
+      const origin = new URL(baseUrl).origin;
+      const self = `${baseUrl}/repos/${repo}/pulls/${params.pull_number}/files`;
+      const headers: Record<string, string> = {};
+      if (page * perPage < all.length) {
+        headers.link = `<${self}?per_page=${perPage}&page=${page + 1}>; rel="next", <${self}?per_page=${perPage}&page=${Math.ceil(all.length / perPage)}>; rel="last"`;
+      }
+      return {
+        status: 200,
+        headers,
+        body: slice.map((f, i) => ({
+          sha: (i + 1).toString(16).padStart(40, '0'),
+          filename: f.filename,
+          status: f.status,
+          additions: f.additions,
+          deletions: f.deletions,
+          changes: f.additions + f.deletions,
+          blob_url: `${origin}/${repo}/blob/main/${f.filename}`,
+          raw_url: `${origin}/${repo}/raw/main/${f.filename}`,
+          contents_url: `${baseUrl}/repos/${repo}/contents/${f.filename}?ref=main`,
+          ...(f.patch !== undefined ? { patch: f.patch } : {}),
+          ...(f.previous_filename !== undefined ? { previous_filename: f.previous_filename } : {}),
+        })),
+      };
+    },
+    'pulls/request-reviewers': ({ params, body, req }) => {
+      checkRepoAuth(req);
+      const repo = repository(params);
+      const pull = findPull(repo, params);
+      const reviewers = (body as { reviewers?: string[] } | undefined)?.reviewers ?? [];
+      const refuse = (message: string) => {
+        reviewerRequests.push({ repository: repo, number: pull.number, reviewers, status: 422 });
+        return new HttpProblem(422, { message, documentation_url: DOCS, status: '422' });
+      };
+      if (options.tokenLogin !== undefined && reviewers.includes(options.tokenLogin)) {
+        throw refuse('Review cannot be requested from pull request author.');
+      }
+      const outsiders = reviewers.filter((r) => options.collaborators && !options.collaborators.includes(r));
+      if (outsiders.length > 0) {
+        throw refuse(
+          'Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ' +
+            repo +
+            ' repository.',
+        );
+      }
+      reviewerRequests.push({ repository: repo, number: pull.number, reviewers, status: 201 });
+      const user = api.example('simple-user') as Record<string, unknown>;
+      return {
+        status: 201,
+        body: {
+          ...pullView(pull, false),
+          requested_reviewers: reviewers.map((login) => ({ ...user, login })),
+        },
+      };
+    },
     'pulls/list': ({ params, query, req }) => {
       checkRepoAuth(req);
       const repo = repository(params);
@@ -380,6 +468,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     let status = 500;
     let body: unknown;
     let op: Operation | undefined;
+    let extraHeaders: Record<string, string> = {};
     try {
       if (!url.pathname.startsWith(prefix))
         violation(404, `${method} ${url.pathname}: outside the API root ${prefix}`);
@@ -458,6 +547,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       };
       status = result.status;
       body = result.body;
+      extraHeaders = result.headers ?? {};
     } catch (error) {
       if (!(error instanceof HttpProblem)) throw error;
       status = error.status;
@@ -479,6 +569,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
       'x-github-media-type': 'github.v3; format=json',
+      ...extraHeaders,
     });
     res.end(body === undefined ? '' : JSON.stringify(body));
   }
@@ -497,6 +588,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     requests,
     violations,
     issuedTokens,
+    pullFiles,
+    reviewerRequests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -526,4 +619,18 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** An example from GitHub's published description (components/examples), copied. */
+export function gitHubExample(name: string): unknown {
+  const value = loadSpec().example(name);
+  if (value === undefined) throw new Error(`GitHub's description has no example ${name}`);
+  return value;
+}
+
+/** What is wrong with `value` under a schema of GitHub's description (e.g. a webhook payload's); [] when nothing. */
+export function gitHubSchemaErrors(schemaName: string, value: unknown): string[] {
+  const validate = loadSpec().validator({ $ref: `#/components/schemas/${schemaName}` }, false);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
 }

@@ -28,6 +28,22 @@ export interface FakeMergeRequest {
   targetBranch: string;
   state: 'opened' | 'closed' | 'merged';
   updates: number;
+  /** The author's user name (default: the token's user, docwright). */
+  author?: string;
+  /** Assigned user ids (PUT assignee_ids). */
+  assigneeIds?: number[];
+  /** What GET …/diffs lists (a source merge request's changes). */
+  diffs?: FakeDiff[];
+}
+
+/** One entry of GET /projects/:id/merge_requests/:iid/diffs. */
+export interface FakeDiff {
+  old_path: string;
+  new_path: string;
+  diff: string;
+  new_file?: boolean;
+  renamed_file?: boolean;
+  deleted_file?: boolean;
 }
 
 export interface FakeGitLabOptions {
@@ -35,6 +51,8 @@ export interface FakeGitLabOptions {
   projects: string[];
   token: string;
   branchExists?: (projectPath: string, branch: string) => boolean;
+  /** Users GET /users?username= finds. */
+  users?: { id: number; username: string }[];
 }
 
 // Query strings arrive as text and are read as numbers or booleans; JSON bodies must have the right types.
@@ -109,6 +127,30 @@ const createBody = compile(
   ['source_branch', 'target_branch', 'title'],
 );
 
+// GET /projects/:id/merge_requests/:iid/diffs
+const diffsQuery = compile(
+  {
+    page: { type: 'integer', minimum: 1 },
+    per_page: { type: 'integer', minimum: 1, maximum: 100 },
+    unidiff: bool,
+  },
+  [],
+  coercing,
+);
+
+// GET /users (the attributes Docwright uses: looking a user up by name)
+const usersQuery = compile(
+  {
+    username: str,
+    search: str,
+    active: bool,
+    page: { type: 'integer', minimum: 1 },
+    per_page: { type: 'integer', minimum: 1, maximum: 100 },
+  },
+  [],
+  coercing,
+);
+
 // PUT /projects/:id/merge_requests/:merge_request_iid
 const updateBody = compile({
   add_labels: labels,
@@ -160,13 +202,14 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
   function view(mr: FakeMergeRequest): Record<string, unknown> {
     const projectId = options.projects.indexOf(mr.projectPath) + 1;
     const draft = /^(draft:|\[draft\]|\(draft\))/i.test(mr.title);
+    const authorName = mr.author ?? 'docwright';
     const author = {
-      id: 1,
-      username: 'docwright',
-      name: 'Docwright',
+      id: options.users?.find((u) => u.username === authorName)?.id ?? 1,
+      username: authorName,
+      name: authorName,
       state: 'active',
       avatar_url: null,
-      web_url: `${origin}/docwright`,
+      web_url: `${origin}/${authorName}`,
     };
     const now = new Date().toISOString();
     return {
@@ -189,7 +232,14 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
       upvotes: 0,
       downvotes: 0,
       author,
-      assignees: [],
+      assignees: (mr.assigneeIds ?? []).map((id) => ({
+        id,
+        username: options.users?.find((u) => u.username && u.id === id)?.username ?? `user${id}`,
+        name: `User ${id}`,
+        state: 'active',
+        avatar_url: null,
+        web_url: `${origin}/user${id}`,
+      })),
       assignee: null,
       reviewers: [],
       source_project_id: projectId,
@@ -243,17 +293,41 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
     requests.push(record);
     let status = 200;
     let body: unknown;
+    let headers: Record<string, string> = {};
     try {
       const token =
         req.headers['private-token'] ?? /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
       if (token !== options.token) throw new Problem(401, { message: '401 Unauthorized' });
-      // The project id is one path segment: a number or the URL-encoded full path.
-      const match = /^\/api\/v4\/projects\/([^/]+)\/merge_requests(?:\/([^/]+))?$/.exec(url.pathname);
-      if (!match?.[1]) bad(404, `${method} ${url.pathname}: not an endpoint of the merge requests API`);
       const where = `${method} ${url.pathname}`;
+      const text = await readBody(req);
+      if (url.pathname === '/api/v4/users') {
+        if (method !== 'GET' || text !== '') bad(405, `${where}: only GET without a body is implemented`);
+        validate(usersQuery, Object.fromEntries(url.searchParams), where);
+        const name = url.searchParams.get('username');
+        const found = (options.users ?? []).filter((u) => name === null || u.username === name);
+        body = found.map((u) => ({
+          id: u.id,
+          username: u.username,
+          name: u.username,
+          state: 'active',
+          locked: false,
+          avatar_url: null,
+          web_url: `${origin}/${u.username}`,
+        }));
+        record.status = status;
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+        return;
+      }
+      // The project id is one path segment: a number or the URL-encoded full path.
+      const match = /^\/api\/v4\/projects\/([^/]+)\/merge_requests(?:\/([^/]+)(\/diffs)?)?$/.exec(
+        url.pathname,
+      );
+      if (!match?.[1]) bad(404, `${method} ${url.pathname}: not an endpoint of the merge requests API`);
       const proj = project(match?.[1] ?? '');
       const iidText = match?.[2];
-      const text = await readBody(req);
+      const diffsPath = match?.[3] !== undefined;
+      headers = {};
       let json: unknown;
       if (text !== '') {
         if (!/^application\/json\b/.test(req.headers['content-type'] ?? ''))
@@ -264,7 +338,39 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
           bad(400, `${where}: body is not valid JSON`);
         }
       }
-      if (method === 'GET' && iidText === undefined) {
+      const findMr = () => {
+        const mr = mergeRequests.find((m) => m.projectPath === proj.path && String(m.iid) === iidText);
+        if (!mr) throw new Problem(404, { message: '404 Not found' });
+        return mr;
+      };
+      if (method === 'GET' && diffsPath) {
+        if (text !== '') bad(400, `${where}: GET takes no body`);
+        validate(diffsQuery, Object.fromEntries(url.searchParams), where);
+        const all = findMr().diffs ?? [];
+        const perPage = Number(url.searchParams.get('per_page') ?? 20);
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const pages = Math.max(1, Math.ceil(all.length / perPage));
+        headers['x-page'] = String(page);
+        headers['x-per-page'] = String(perPage);
+        headers['x-total'] = String(all.length);
+        headers['x-total-pages'] = String(pages);
+        headers['x-next-page'] = page < pages ? String(page + 1) : '';
+        body = all.slice((page - 1) * perPage, page * perPage).map((d) => ({
+          old_path: d.old_path,
+          new_path: d.new_path,
+          a_mode: d.new_file ? '0' : '100644',
+          b_mode: d.deleted_file ? '0' : '100644',
+          diff: d.diff,
+          new_file: d.new_file ?? false,
+          renamed_file: d.renamed_file ?? false,
+          deleted_file: d.deleted_file ?? false,
+          generated_file: false,
+        }));
+      } else if (method === 'GET' && iidText !== undefined) {
+        if (text !== '') bad(400, `${where}: GET takes no body`);
+        if (url.searchParams.size > 0) bad(400, `${where}: the fake reads no query attributes here`);
+        body = view(findMr());
+      } else if (method === 'GET' && iidText === undefined) {
         if (text !== '') bad(400, `${where}: GET takes no body`);
         const query = Object.fromEntries(url.searchParams);
         validate(listQuery, query, where);
@@ -317,12 +423,17 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
         mergeRequests.push(mr);
         status = 201;
         body = view(mr);
-      } else if (method === 'PUT' && iidText !== undefined) {
+      } else if (method === 'PUT' && iidText !== undefined && !diffsPath) {
         validate(updateBody, json ?? {}, where);
-        const input = (json ?? {}) as { title?: string; description?: string; state_event?: string };
+        const input = (json ?? {}) as {
+          title?: string;
+          description?: string;
+          state_event?: string;
+          assignee_ids?: number[];
+        };
         if (Object.keys(input).length === 0) bad(400, `${where}: at least one attribute must be given`);
-        const mr = mergeRequests.find((m) => m.projectPath === proj.path && String(m.iid) === iidText);
-        if (!mr) throw new Problem(404, { message: '404 Not found' });
+        const mr = findMr();
+        if (input.assignee_ids !== undefined) mr.assigneeIds = input.assignee_ids;
         if (input.title !== undefined) mr.title = input.title;
         if (input.description !== undefined) mr.description = input.description;
         if (input.state_event === 'close') mr.state = 'closed';
@@ -338,7 +449,7 @@ export async function startFakeGitLab(options: FakeGitLabOptions): Promise<FakeG
       body = error.body;
     }
     record.status = status;
-    res.writeHead(status, { 'content-type': 'application/json' });
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   }
 

@@ -84,7 +84,14 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
           (p) => !/^\/(v2\/agent|v1\/analytics)\/\{projectId\}\//.test(p) && !p.startsWith('/dashboard/'),
         )
         .sort(),
-    ).toEqual(['/health', '/review/{jobId}', '/review/{jobId}/merge']);
+    ).toEqual([
+      '/health',
+      '/review/{jobId}',
+      '/review/{jobId}/merge',
+      // Code hosts' webhooks (code-change automations), signed instead of keyed.
+      '/v1/hooks/github/{projectId}',
+      '/v1/hooks/gitlab/{projectId}',
+    ]);
     // The dashboard's own routes, under one tag, with the session cookie; not the public API's twins.
     const dashboard = Object.entries(document.paths).filter(([p]) => p.startsWith('/dashboard/'));
     expect(dashboard.map(([p]) => p)).toEqual(

@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST } from '../../scripts/build-dashboard.ts';
+import { gitHubSignatureHeader } from '../../src/domain/automations/code-change/signature.ts';
 import { KeyService } from '../../src/domain/keys/key-service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type DashboardSession, signIn } from '../helpers/dashboard-session.ts';
@@ -58,6 +59,8 @@ const SESSIONS: readonly Credential[] = ['noSession', 'viewer', 'adminNoCsrf', '
  * - self: any account, and it changes state (sign out);
  * - anonymous: no session needed (signing in), but a key is still refused.
  * public: anyone, whatever is sent.
+ * signed: a code host's webhook (GitHub, GitLab): no key nor session is its credential, only
+ *   the signature made with a code-change automation's secret (the row's `signed` request).
  */
 type Access =
   | 'admin'
@@ -69,6 +72,7 @@ type Access =
   | 'manage'
   | 'self'
   | 'anonymous'
+  | 'signed'
   | 'public';
 
 // 0: the row's `ok` status. Every session is refused by the public API: it takes keys only.
@@ -103,6 +107,7 @@ const EXPECTED: Record<Exclude<Access, 'public'>, Record<Credential, number>> = 
   manage: { ...NO_KEY, noSession: 401, viewer: 403, adminNoCsrf: 403, adminSession: 403, owner: 0 },
   self: { ...NO_KEY, noSession: 401, viewer: 0, adminNoCsrf: 403, adminSession: 0, owner: 0 },
   anonymous: { ...NO_KEY, none: 0, noSession: 0, viewer: 0, adminNoCsrf: 0, adminSession: 0, owner: 0 },
+  signed: { ...NO_KEY, noSession: 401, viewer: 401, adminNoCsrf: 401, adminSession: 401, owner: 401 },
 };
 
 interface Row {
@@ -113,6 +118,8 @@ interface Row {
   except?: Partial<Record<Credential, number>>;
   /** The request; called once per credential, so a row that changes state can make a fresh target each time. */
   request: (who: Credential) => Promise<Req> | Req;
+  /** For `signed` rows: the request as the code host sends it, signed with the automation's secret. */
+  signed?: () => Promise<Req> | Req;
   /**
    * The route ends or changes the session or account it is called with (sign-out, password):
    * each session credential gets a fresh account and session, with FRESH_PASSWORD.
@@ -143,6 +150,8 @@ describe(`every route checks key, session, scope, role and project (${testBacken
   /** A webhook endpoint of the project, with one delivery (a test event) in its log. */
   let webhookId: string;
   let deliveryId: string;
+  /** Webhook secrets of the project's code-change automations (GitHub, GitLab). */
+  const hookSecrets = { github: '', gitlab: '' };
   /** A manual automation of the project. */
   let automationId: string;
   const keys = {} as Record<KeyCredential, string | null>;
@@ -197,6 +206,14 @@ describe(`every route checks key, session, scope, role and project (${testBacken
     await t.services.jobs.archive(projectId, finishedJobId);
     webhookId = (await t.services.webhooks.create(projectId, { url: 'https://hooks.example.com/matrix' })).id;
     deliveryId = (await t.services.webhooks.test(projectId, webhookId)).id;
+    for (const provider of ['github', 'gitlab'] as const) {
+      const created = await t.services.automations.create(projectId, {
+        name: `Follow ${provider}`,
+        trigger: { kind: 'code_change', provider, repository: 'acme/api' },
+        instructions: 'Keep the docs in step.',
+      });
+      hookSecrets[provider] = created.webhookSecret ?? '';
+    }
     automationId = (
       await t.services.automations.create(projectId, {
         name: 'Matrix',
@@ -275,6 +292,41 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         path: `/v1/analytics/${p()}/collect`,
         body: { p: '/page' },
         headers: { origin: ORIGIN },
+      }),
+    },
+    'POST /v1/hooks/github/:projectId': {
+      access: 'signed',
+      ok: 200,
+      // A key or a session is no signature: 401 for all of them, however privileged.
+      request: () => ({
+        path: `/v1/hooks/github/${p()}`,
+        body: { zen: 'Keep it logically awesome.' },
+        headers: { 'x-github-event': 'ping', 'x-hub-signature-256': 'sha256=00' },
+      }),
+      signed: () => {
+        const body = { zen: 'Keep it logically awesome.' };
+        return {
+          path: `/v1/hooks/github/${p()}`,
+          body,
+          headers: {
+            'x-github-event': 'ping',
+            'x-hub-signature-256': gitHubSignatureHeader(hookSecrets.github, JSON.stringify(body)),
+          },
+        };
+      },
+    },
+    'POST /v1/hooks/gitlab/:projectId': {
+      access: 'signed',
+      ok: 200,
+      request: () => ({
+        path: `/v1/hooks/gitlab/${p()}`,
+        body: { object_kind: 'push' },
+        headers: { 'x-gitlab-event': 'Push Hook' },
+      }),
+      signed: () => ({
+        path: `/v1/hooks/gitlab/${p()}`,
+        body: { object_kind: 'push' },
+        headers: { 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': hookSecrets.gitlab },
       }),
     },
     'GET /*': {
@@ -490,7 +542,9 @@ describe(`every route checks key, session, scope, role and project (${testBacken
    */
   const publicApiTwins: Record<string, Row> = Object.fromEntries(
     Object.entries(PUBLIC_API)
-      .filter(([route, row]) => /^\w+ \/v[12]\//.test(route) && row.access !== 'public')
+      .filter(
+        ([route, row]) => /^\w+ \/v[12]\//.test(route) && row.access !== 'public' && row.access !== 'signed',
+      )
       .map(([route, row]) => {
         const [method, url] = route.split(' ') as [string, string];
         const twin: Row = {
@@ -757,6 +811,17 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         const expected =
           row.except?.[credential] ?? (row.access === 'public' ? 0 : EXPECTED[row.access][credential]);
         wanted[credential] = expected === 0 ? row.ok : expected;
+      }
+      if (row.signed) {
+        const { path: url, body, headers = {} } = await row.signed();
+        const response = await t.request(method, url, {
+          key: null,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+        });
+        await response.arrayBuffer();
+        seen.signed = response.status;
+        wanted.signed = row.ok;
       }
       expect(seen).toEqual(wanted);
     });

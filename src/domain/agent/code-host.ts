@@ -22,6 +22,13 @@ export interface CodeHost {
     draft: boolean;
   }): Promise<PullRequestRef>;
   updatePullRequest(ref: PullRequestRef, input: { body: string }): Promise<void>;
+  /**
+   * Asks people, by login, to review the pull request (GitHub: requested reviewers; GitLab:
+   * assignees, as GitLab user names). Absent where the host has no such thing (the local
+   * review page). The host may refuse (the author of a pull request cannot review it, an
+   * outsider cannot be asked): the caller treats a failure as a note, not an error.
+   */
+  requestReviewers?(ref: PullRequestRef, logins: string[]): Promise<void>;
   /** Credentials for fetching and pushing the repository (null: none needed, e.g. a local path). */
   gitCredentials?(): Promise<GitCredentials | null>;
 }

@@ -170,6 +170,7 @@ export class DocumentationAgent implements Agent {
           draft: job.draft ?? null,
         },
       );
+      await requestSourceAuthors(host, pr, job.sources ?? [], log);
       if (!commit) {
         // The branch was pushed by an earlier turn or attempt: make sure it is reviewable.
         return succeeded(loop.summary, [], pr.url, loop.usage, messages);
@@ -239,6 +240,26 @@ export class DocumentationAgent implements Agent {
     }
     // The job's own choice (an automation's) wins over the project's setting.
     return host.createPullRequest({ ...pr, draft: options.draft ?? this.deps.draftFor(project) });
+  }
+}
+
+/**
+ * The authors of the source pull requests an automation's job documents are asked to review
+ * its pull request (GitHub reviewers, GitLab assignees). Best effort: a host that refuses
+ * (the author cannot review their own pull request, is no collaborator, is a bot) is logged.
+ */
+async function requestSourceAuthors(
+  host: CodeHost,
+  pr: PullRequestRef,
+  sources: SourcePullRequest[],
+  log: Logger,
+): Promise<void> {
+  const logins = [...new Set(sources.flatMap((s) => (s.author ? [s.author] : [])))];
+  if (logins.length === 0 || !host.requestReviewers) return;
+  try {
+    await host.requestReviewers(pr, logins);
+  } catch (error) {
+    log.warn({ prLink: pr.url, logins, error: errorMessage(error) }, 'requesting reviewers failed');
   }
 }
 

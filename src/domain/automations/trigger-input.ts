@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import { invalid } from '../errors.ts';
 import { CODE_HOSTS, type SourceHost, TRIGGER_KINDS, type Trigger, type TriggerKind } from './automation.ts';
+import { pathFilter } from './code-change/path-filters.ts';
 import { checkSchedule } from './schedule.ts';
 
 /** A trigger as the API and the CLI take it: the fields of its kind, the others left out. */
@@ -81,7 +82,7 @@ export function parseTrigger(input: TriggerInput): Trigger {
 /**
  * Whether a merged pull request matches a code-change trigger: same repository (whatever the
  * case), merged into the trigger's base branch if it names one, and changing at least one file
- * that matches a path glob if it has any.
+ * that matches its path globs if it has any (`!glob` excludes; see code-change/path-filters.ts).
  */
 export function matchesCodeChange(
   trigger: Extract<Trigger, { kind: 'code_change' }>,
@@ -89,7 +90,5 @@ export function matchesCodeChange(
 ): boolean {
   if (trigger.repository.toLowerCase() !== change.repository.toLowerCase()) return false;
   if (trigger.baseBranch !== null && trigger.baseBranch !== change.baseBranch) return false;
-  if (trigger.paths.length === 0) return true;
-  const matches = picomatch(trigger.paths, { dot: true });
-  return change.changedFiles.some((file) => matches(file));
+  return pathFilter(trigger.paths)(change.changedFiles);
 }

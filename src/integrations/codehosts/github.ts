@@ -2,6 +2,10 @@ import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import type { Logger } from 'pino';
 import type { CodeHost, GitCredentials, PullRequestRef } from '../../domain/agent/code-host.ts';
+import type {
+  ChangedFile,
+  PullRequestChanges,
+} from '../../domain/automations/code-change/pull-request-changes.ts';
 import type { GitHubAuth } from '../../domain/projects/code-host-settings.ts';
 import { CodeHostError, limitBody } from './code-host-error.ts';
 
@@ -18,6 +22,18 @@ export interface GitHubCodeHostOptions {
 
 // GitHub refuses bodies longer than 65,536 characters.
 const MAX_BODY = 65_536;
+// GitHub lists at most this many files of a pull request.
+const MAX_LISTED_FILES = 3_000;
+
+const FILE_STATUS: Record<string, ChangedFile['status']> = {
+  added: 'added',
+  copied: 'added',
+  removed: 'removed',
+  renamed: 'renamed',
+  modified: 'modified',
+  changed: 'modified',
+  unchanged: 'modified',
+};
 
 /** Pull requests on GitHub or GitHub Enterprise Server through Octokit, with a token or a GitHub App. */
 export class GitHubCodeHost implements CodeHost {
@@ -116,6 +132,50 @@ export class GitHubCodeHost implements CodeHost {
         body: limitBody(input.body, MAX_BODY),
       }),
     );
+  }
+
+  async requestReviewers(ref: PullRequestRef, logins: string[]): Promise<void> {
+    if (logins.length === 0) return;
+    await this.call(`requesting a review of pull request #${ref.number} from ${logins.join(', ')}`, () =>
+      this.octokit.rest.pulls.requestReviewers({
+        owner: this.owner,
+        repo: this.repo,
+        pull_number: ref.number,
+        reviewers: logins,
+      }),
+    );
+  }
+
+  /**
+   * A pull request's files with their patches (GET …/pulls/{n}/files, 100 a page). GitHub
+   * lists at most 3,000 files and leaves out the patch of a file whose diff is too large.
+   */
+  async pullRequestChanges(number: number, maxFiles = MAX_LISTED_FILES): Promise<PullRequestChanges> {
+    let count = 0;
+    const entries = await this.call(`listing the files of pull request #${number}`, () =>
+      this.octokit.paginate(
+        this.octokit.rest.pulls.listFiles,
+        { owner: this.owner, repo: this.repo, pull_number: number, per_page: 100 },
+        (response, done) => {
+          count += response.data.length;
+          if (count >= maxFiles) done();
+          return response.data;
+        },
+      ),
+    );
+    const files: ChangedFile[] = entries.slice(0, maxFiles).map((entry) => ({
+      path: entry.filename,
+      previousPath: entry.previous_filename ?? null,
+      status: FILE_STATUS[entry.status] ?? 'modified',
+      additions: entry.additions,
+      deletions: entry.deletions,
+      patch: entry.patch ?? null,
+    }));
+    return {
+      files,
+      truncated: entries.length >= MAX_LISTED_FILES || entries.length > maxFiles,
+      author: null,
+    };
   }
 
   async gitCredentials(): Promise<GitCredentials> {

@@ -77,11 +77,11 @@ export class HttpWebhookTransport implements WebhookTransport {
   }
 }
 
-const refusal = (reason: string) =>
+export const refusal = (reason: string) =>
   `Refused: ${reason}; webhooks go to public addresses only (DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true allows others)`;
 
 /** dns.lookup, keeping only the addresses the policy allows; an error when none is left. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   const all: LookupAllOptions = { ...options, all: true };
   dnsLookup(hostname, all, (error, addresses: LookupAddress[]) => {
     if (error) {
