@@ -217,11 +217,21 @@ export class Appender {
       }
     }
     if (rows.length > 0) {
-      await this.connection.client.insert({
-        table: `${this.connection.db}.incoming`,
-        values: rows,
-        format: 'JSONEachRow',
-      });
+      const send = () =>
+        this.connection.client.insert({
+          table: `${this.connection.db}.incoming`,
+          values: rows,
+          format: 'JSONEachRow',
+        });
+      try {
+        await send();
+      } catch (error) {
+        // EPIPE: the server had closed the kept-alive socket before the body was written
+        // (its keep-alive timer ran while this process was busy computing), so it stored
+        // nothing; the insert goes once more on a new socket. Other errors are not retried.
+        if (!isBrokenPipe(error)) throw error;
+        await send();
+      }
     }
     return results;
   }
@@ -304,4 +314,10 @@ export class Appender {
     }
     return stored;
   }
+}
+
+/** A write to a socket the server had already closed (nothing of the request was read). */
+function isBrokenPipe(error: unknown): boolean {
+  const code = (value: unknown) => (value as { code?: unknown } | null | undefined)?.code;
+  return code(error) === 'EPIPE' || (error instanceof Error && code(error.cause) === 'EPIPE');
 }

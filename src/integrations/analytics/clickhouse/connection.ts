@@ -57,6 +57,12 @@ const TSV_ESCAPES: Readonly<Record<string, string>> = {
   '\0': '\\0',
 };
 
+/** True for fetch's failure to write to or read from a socket the peer had closed. */
+function isStaleSocket(error: unknown): boolean {
+  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
+  return ['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(cause?.code ?? '');
+}
+
 export function connect(options: ClickHouseConnectionOptions): ClickHouseConnection {
   const client = createClient({
     url: options.url,
@@ -94,14 +100,25 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
       const password = options.password ?? decodeURIComponent(url.password);
       url.username = '';
       url.password = '';
-      const res = await fetch(url, {
-        method: 'POST',
-        body,
-        headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
-        ...(options.requestTimeoutMs === undefined
-          ? {}
-          : { signal: AbortSignal.timeout(options.requestTimeoutMs) }),
-      });
+      const send = () =>
+        fetch(url, {
+          method: 'POST',
+          body,
+          headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
+          ...(options.requestTimeoutMs === undefined
+            ? {}
+            : { signal: AbortSignal.timeout(options.requestTimeoutMs) }),
+        });
+      let res: Response;
+      try {
+        res = await send();
+      } catch (error) {
+        // A kept-alive socket the server had closed meanwhile (seen as EPIPE under heavy load,
+        // when a socket idles past the server's keep-alive timeout): the query only reads, so
+        // it is sent once more, on a new socket.
+        if (!isStaleSocket(error)) throw error;
+        res = await send();
+      }
       const text = await res.text();
       if (!res.ok) throw new Error(`ClickHouse answered ${res.status}: ${text.slice(0, 500)}`);
       return text.length === 0

@@ -71,29 +71,9 @@ export interface VisitDeltas {
  * pair and day.
  */
 export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, DayMasks>): VisitDeltas {
-  const rows = new Map<string, VisitRow>();
-  const row = (pair: string, day: number): VisitRow => {
-    const key = `${day}|${pair}`;
-    let found = rows.get(key);
-    if (!found) {
-      found = {
-        pair,
-        day,
-        mask: 0,
-        prevs: SIDE_MASKS.map(() => NEVER),
-        nexts: SIDE_MASKS.map(() => LATEST),
-      };
-      rows.set(key, found);
-    }
-    return found;
-  };
-  const sums = new Map<string, CountDelta>();
-  const add = (page: string, side: number, day: number, prev: number, n: number) => {
-    const key = `${side}|${day}|${prev}|${page}`;
-    const found = sums.get(key);
-    if (found) found.n += n;
-    else sums.set(key, { page, side, day, prev, n });
-  };
+  const visits: VisitRow[] = [];
+  // Deltas per page, then per (side, day) as one number, then per prev: no string keys per delta.
+  const sums = new Map<string, Map<number, Map<number, CountDelta>>>();
   for (const [pair, days] of added) {
     let stored = known.get(pair);
     if (!stored) {
@@ -101,11 +81,44 @@ export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, Day
       known.set(pair, stored);
     }
     const page = pair.slice(pair.indexOf(':', pair.indexOf(':') + 1) + 1);
-    for (const day of [...days.keys()].sort((a, b) => a - b)) {
+    let pageSums = sums.get(page);
+    if (!pageSums) {
+      pageSums = new Map();
+      sums.set(page, pageSums);
+    }
+    const add = (side: number, day: number, prev: number, n: number) => {
+      const sideDay = side + 32 * (day + 2 ** 31);
+      let byPrev = (pageSums as Map<number, Map<number, CountDelta>>).get(sideDay);
+      if (!byPrev) {
+        byPrev = new Map();
+        (pageSums as Map<number, Map<number, CountDelta>>).set(sideDay, byPrev);
+      }
+      const found = byPrev.get(prev);
+      if (found) found.n += n;
+      else byPrev.set(prev, { page, side, day, prev, n });
+    };
+    // This pair's rows by day (rows only ever concern their own pair).
+    const rows = new Map<number, VisitRow>();
+    const row = (day: number): VisitRow => {
+      let found = rows.get(day);
+      if (!found) {
+        found = {
+          pair,
+          day,
+          mask: 0,
+          prevs: SIDE_MASKS.map(() => NEVER),
+          nexts: SIDE_MASKS.map(() => LATEST),
+        };
+        rows.set(day, found);
+      }
+      return found;
+    };
+    const sorted = days.size === 1 ? [...days.keys()] : [...days.keys()].sort((a, b) => a - b);
+    for (const day of sorted) {
       const before = stored.get(day) ?? 0;
       const fresh = ((days.get(day) ?? 0) & ~before) >>> 0;
       if (fresh === 0) continue;
-      const own = row(pair, day);
+      const own = row(day);
       own.mask = (own.mask | fresh) >>> 0;
       for (let side = 0; side < SIDE_MASKS.length; side++) {
         const sideMask = SIDE_MASKS[side] as number;
@@ -118,22 +131,26 @@ export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, Day
           if (other < day && other > prev) prev = other;
           if (other > day && (next === null || other < next)) next = other;
         }
-        add(page, side, day, prev, 1);
+        add(side, day, prev, 1);
         own.prevs[side] = Math.max(own.prevs[side] as number, prev);
         own.nexts[side] = Math.min(own.nexts[side] as number, next ?? LATEST);
         if (next !== null) {
-          add(page, side, next, prev, -1);
-          add(page, side, next, day, 1);
-          const after = row(pair, next);
+          add(side, next, prev, -1);
+          add(side, next, day, 1);
+          const after = row(next);
           after.prevs[side] = Math.max(after.prevs[side] as number, day);
         }
         if (prev !== NEVER) {
-          const before = row(pair, prev);
-          before.nexts[side] = Math.min(before.nexts[side] as number, day);
+          const earlier = row(prev);
+          earlier.nexts[side] = Math.min(earlier.nexts[side] as number, day);
         }
       }
       stored.set(day, (before | fresh) >>> 0);
     }
+    for (const r of rows.values()) visits.push(r);
   }
-  return { visits: [...rows.values()], counts: [...sums.values()].filter((d) => d.n !== 0) };
+  const counts: CountDelta[] = [];
+  for (const pageSums of sums.values())
+    for (const byPrev of pageSums.values()) for (const d of byPrev.values()) if (d.n !== 0) counts.push(d);
+  return { visits, counts };
 }
