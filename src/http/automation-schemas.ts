@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { CODE_HOSTS, TRIGGER_KINDS } from '../domain/automations/automation.ts';
 import { RUN_STATUSES } from '../domain/automations/run-view.ts';
+import { TurnUsage } from './usage-schema.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -134,6 +135,12 @@ export const AutomationRun = Type.Object(
     reason: Nullable(
       Type.String({
         description: "The agent's final answer (why no change was needed), or why it failed or was refused.",
+      }),
+    ),
+    usage: Nullable(
+      Type.Object(TurnUsage.properties, {
+        description:
+          "Tokens and estimated cost of the run's own turn (a follow-up run counts its turn only); null until the turn records its usage, or when it started none.",
       }),
     ),
     createdAt: Timestamp('When it started.'),

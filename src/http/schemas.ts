@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import { type JobEventType, TURN_CHANGES } from '../domain/jobs/job-events.ts';
 import { JOB_STATUSES } from '../domain/jobs/job-view.ts';
 import { AUTOMATION_SCHEMAS } from './automation-schemas.ts';
+import { TurnUsage } from './usage-schema.ts';
 import { WEBHOOK_SCHEMAS } from './webhook-schemas.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -78,23 +79,6 @@ export const JobList = Type.Object(
   { $id: 'JobList' },
 );
 
-const Usage = Type.Object({
-  inputTokens: Type.Integer(),
-  outputTokens: Type.Integer(),
-  cachedInputTokens: Type.Integer({
-    minimum: 0,
-    description:
-      'Of inputTokens, those the provider reports as read from its prompt cache (0: none reported).',
-  }),
-  costUsd: Nullable(
-    Type.Number({
-      minimum: 0,
-      description:
-        "Estimated cost in US dollars, from the price table when the turn's usage was recorded; null when its model is not in the table (unknown, not free).",
-    }),
-  ),
-});
-
 const TurnFields = {
   turn: Type.Integer({ description: '1 for the first prompt, then one more per follow-up.' }),
   status: Type.Enum(['pending', 'running', 'succeeded', 'failed', 'cancelled']),
@@ -107,7 +91,7 @@ const TurnFields = {
   attempts: Type.Integer(),
   summary: Nullable(Type.String()),
   error: Nullable(Type.String()),
-  usage: Nullable(Usage),
+  usage: Nullable(TurnUsage),
   createdAt: Timestamp('When the turn was queued.'),
   startedAt: Nullable(Timestamp('When the turn last started.')),
   finishedAt: Nullable(Timestamp('When the turn ended.')),

@@ -51,6 +51,8 @@ export const MAX_AUTOMATIONS_PER_PROJECT = 50;
 export const DEFAULT_MAX_RUNS_PER_DAY = 500;
 const MAX_RUNS_PER_DAY = 100_000;
 const DAY_MS = 24 * 60 * 60_000;
+/** What a run without a turn (refused, or not yet started) joins: nothing. */
+const NO_TURN = { turn_status: null, turn_usage: null, turn_cost_usd: null, pr_link: null };
 
 export interface AutomationInput {
   name: string;
@@ -283,7 +285,7 @@ export class AutomationService {
         return { run: await this.runView(tx, existing), jobId: existing.job_id, status: 'duplicate' };
       }
       if (run.status === 'rate_limited') {
-        const view = toRunView(run, { turn_status: null, pr_link: null });
+        const view = toRunView(run, NO_TURN);
         events.webhook(runCompletedEvent(this.view(toAutomation(current)), view));
         return { run: view, jobId: null, status: 'rate_limited' };
       }
@@ -309,7 +311,12 @@ export class AutomationService {
         follow_up: open ? 1 : 0,
       });
       return {
-        run: toRunView(updated ?? run, { turn_status: turn.status, pr_link: job.pr_link }),
+        run: toRunView(updated ?? run, {
+          turn_status: turn.status,
+          turn_usage: turn.usage,
+          turn_cost_usd: turn.cost_usd,
+          pr_link: job.pr_link,
+        }),
         jobId: job.id,
         status: open ? 'followed_up' : 'started',
       };
@@ -384,7 +391,7 @@ export class AutomationService {
 
   private async runView(db: Executor, row: AutomationRunRow): Promise<AutomationRunView> {
     const joined: AutomationRunWithTurn | undefined = await findAutomationRun(db, row.automation_id, row.id);
-    return toRunView(row, joined ?? { turn_status: null, pr_link: null });
+    return toRunView(row, joined ?? NO_TURN);
   }
 }
 

@@ -45,7 +45,12 @@ export function settleRunsOnTurnEnd(publicUrl: string) {
       events.webhook(
         runCompletedEvent(
           toAutomationView(toAutomation(automation), publicUrl),
-          toRunView(settled, { turn_status: turn.status, pr_link: job.pr_link }),
+          toRunView(settled, {
+            turn_status: turn.status,
+            turn_usage: turn.usage,
+            turn_cost_usd: turn.cost_usd,
+            pr_link: job.pr_link,
+          }),
         ),
       );
     }

@@ -1,6 +1,7 @@
 import type { AutomationRunWithTurn } from '../../storage/queries/automation-runs.ts';
 import type { AutomationRunRow } from '../../storage/schema.ts';
 import type { SourcePullRequest } from '../agent/agent.ts';
+import { type TurnUsage, turnUsage } from '../jobs/conversation.ts';
 import type { TriggerKind } from './automation.ts';
 
 export const RUN_STATUSES = [
@@ -34,6 +35,11 @@ export interface AutomationRunView {
   followUp: boolean;
   /** The agent's final answer (why no change was needed), or why the run failed or was refused. */
   reason: string | null;
+  /**
+   * Tokens and estimated cost of the run's own turn (a follow-up run counts its turn only, not
+   * the job's earlier ones); null until the turn records its usage, or when it started none.
+   */
+  usage: TurnUsage | null;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -41,7 +47,7 @@ export interface AutomationRunView {
 
 export function toRunView(
   row: AutomationRunRow,
-  joined: Pick<AutomationRunWithTurn, 'turn_status' | 'pr_link'>,
+  joined: Pick<AutomationRunWithTurn, 'turn_status' | 'pr_link' | 'turn_usage' | 'turn_cost_usd'>,
 ): AutomationRunView {
   const status = row.status === 'queued' && joined.turn_status === 'running' ? 'running' : row.status;
   return {
@@ -54,6 +60,7 @@ export function toRunView(
     prLink: row.job_id === null ? null : joined.pr_link,
     followUp: row.follow_up === 1,
     reason: row.reason,
+    usage: row.turn_id === null ? null : turnUsage(joined.turn_usage, joined.turn_cost_usd),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,

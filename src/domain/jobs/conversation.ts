@@ -73,11 +73,16 @@ export function toTurnView(row: TurnRow): TurnView {
     attempts: row.attempts,
     summary: row.summary,
     error: row.error,
-    usage: row.usage === null ? null : toTurnUsage(JSON.parse(row.usage) as TokenUsage, row.cost_usd),
+    usage: turnUsage(row.usage, row.cost_usd),
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
   };
+}
+
+/** A turn's stored usage (JSON, null until recorded) and estimate, as the API shows them. */
+export function turnUsage(stored: string | null, costUsd: number | null): TurnUsage | null {
+  return stored === null ? null : toTurnUsage(JSON.parse(stored) as TokenUsage, costUsd);
 }
 
 function toTurnUsage(usage: TokenUsage, costUsd: number | null): TurnUsage {

@@ -2,7 +2,13 @@ import type { AutomationRunRow, AutomationRunUpdate } from '../schema.ts';
 import type { Executor } from './executor.ts';
 
 /** A run with the status of the turn it queued and its job's pull request (null when none). */
-export type AutomationRunWithTurn = AutomationRunRow & { turn_status: string | null; pr_link: string | null };
+export type AutomationRunWithTurn = AutomationRunRow & {
+  turn_status: string | null;
+  /** The run's turn's usage (JSON) and estimated cost, once recorded. */
+  turn_usage: string | null;
+  turn_cost_usd: number | null;
+  pr_link: string | null;
+};
 
 /**
  * Inserts the run unless the automation already has one with the same dedupe key (on
@@ -82,7 +88,12 @@ export function listAutomationRuns(
     .leftJoin('turns', 'turns.id', 'automation_runs.turn_id')
     .leftJoin('jobs', 'jobs.id', 'automation_runs.job_id')
     .selectAll('automation_runs')
-    .select(['turns.status as turn_status', 'jobs.pr_link as pr_link'])
+    .select([
+      'turns.status as turn_status',
+      'turns.usage as turn_usage',
+      'turns.cost_usd as turn_cost_usd',
+      'jobs.pr_link as pr_link',
+    ])
     .where('automation_runs.automation_id', '=', q.automationId)
     .$if(q.after !== undefined, (qb) => {
       const after = q.after as { createdAt: string; id: string };
@@ -112,7 +123,12 @@ export function findAutomationRun(
     .leftJoin('turns', 'turns.id', 'automation_runs.turn_id')
     .leftJoin('jobs', 'jobs.id', 'automation_runs.job_id')
     .selectAll('automation_runs')
-    .select(['turns.status as turn_status', 'jobs.pr_link as pr_link'])
+    .select([
+      'turns.status as turn_status',
+      'turns.usage as turn_usage',
+      'turns.cost_usd as turn_cost_usd',
+      'jobs.pr_link as pr_link',
+    ])
     .where('automation_runs.automation_id', '=', automationId)
     .where('automation_runs.id', '=', id)
     .executeTakeFirst();

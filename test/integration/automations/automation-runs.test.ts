@@ -130,6 +130,15 @@ describe(`automation runs through startRun (${testBackend})`, () => {
       ['completed', false, 1],
     ]);
     expect(listed[0]?.prLink).toBe(`https://example.com/pr/${first.jobId}`);
+    // Each run shows its own turn's tokens (the scripted agent reports 10·n in and n out for
+    // turn n): the follow-up run does not count the first run's turn.
+    expect(first.run.usage).toBeNull();
+    expect(listed.map((r) => [r.usage?.inputTokens, r.usage?.outputTokens])).toEqual([
+      [20, 2],
+      [10, 1],
+    ]);
+    const { turns } = await t.services.jobs.conversation(t.project.id, first.jobId as string);
+    expect(listed.map((r) => r.usage?.costUsd)).toEqual([turns[1]?.usage?.costUsd, turns[0]?.usage?.costUsd]);
     // The agent was told the job's draft choice and, each turn, the sources covered so far.
     expect(agent.calls.map((c) => [c.job.id, c.job.draft, c.job.sources?.map((s) => s.number)])).toEqual([
       [first.jobId, false, [1]],

@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
 import { useRuns } from '../../api/automations.ts';
 import type { AutomationPayload, AutomationRunPayload } from '../../api/types.ts';
-import { DateTime } from '../../components/format.tsx';
+import { DateTime, formatUsd } from '../../components/format.tsx';
 import { Section } from '../../components/page.tsx';
 import { EmptyState, QueryView } from '../../components/states.tsx';
 import { Table } from '../../components/table.tsx';
@@ -79,6 +79,23 @@ export function RunList({ projectId, automation }: { projectId: string; automati
                       </a>
                     ) : (
                       <span className="muted">—</span>
+                    ),
+                },
+                {
+                  header: 'Estimated cost',
+                  cell: (run) =>
+                    run.usage === null ? (
+                      '—'
+                    ) : run.usage.costUsd === null ? (
+                      <span className="muted" title="The model has no price in the server's price table">
+                        unknown
+                      </span>
+                    ) : (
+                      <span
+                        title={`Estimated from the server's price table: ${run.usage.inputTokens} input and ${run.usage.outputTokens} output tokens`}
+                      >
+                        {formatUsd(run.usage.costUsd)}
+                      </span>
                     ),
                 },
                 {
