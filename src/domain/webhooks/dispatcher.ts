@@ -166,7 +166,16 @@ export class WebhookDispatcher {
     try {
       if (!box)
         throw new Error('DOCWRIGHT_SECRET_KEY is not configured: the signing secret cannot be opened');
-      const secret = box.open(endpoint.secret, secretContext(endpoint.id));
+      const now = clock();
+      const secrets = [box.open(endpoint.secret, secretContext(endpoint.id))];
+      // For a while after a rotation the replaced secret signs too, so receivers can switch.
+      if (
+        endpoint.previous_secret &&
+        endpoint.previous_secret_expires_at &&
+        Date.parse(endpoint.previous_secret_expires_at) > now.getTime()
+      ) {
+        secrets.push(box.open(endpoint.previous_secret, secretContext(endpoint.id)));
+      }
       const response = await transport.post({
         url: endpoint.url,
         body: delivery.body,
@@ -176,7 +185,7 @@ export class WebhookDispatcher {
           'user-agent': this.deps.userAgent,
           'docwright-delivery': delivery.id,
           'docwright-event': delivery.type,
-          'docwright-signature': signatureHeader(secret, delivery.body, clock().getTime() / 1000),
+          'docwright-signature': signatureHeader(secrets, delivery.body, now.getTime() / 1000),
         },
       });
       status = response.status;
