@@ -30,7 +30,11 @@ import { type SignInLimits, SignInService } from '../domain/sessions/sign-in.ts'
 import { SignInLinks } from '../domain/users/sign-in-links.ts';
 import { UserService } from '../domain/users/user-service.ts';
 import { DEFAULT_RETRY_POLICY } from '../domain/webhooks/backoff.ts';
-import { WebhookDispatcher } from '../domain/webhooks/dispatcher.ts';
+import {
+  RETENTION_BATCH_SIZE,
+  RETENTION_EVERY_MS,
+  WebhookDispatcher,
+} from '../domain/webhooks/dispatcher.ts';
 import { WebhookService } from '../domain/webhooks/webhook-service.ts';
 import type { HttpServices, HttpSettings } from '../http/services.ts';
 import { LocalReview } from '../integrations/codehosts/local-review.ts';
@@ -156,6 +160,11 @@ export async function openServices(
         ...DEFAULT_RETRY_POLICY,
         baseMs: config.webhooks.retryBaseSeconds * 1000,
         windowMs: config.webhooks.retryHours * 3_600_000,
+      },
+      retention: {
+        keepMs: config.webhooks.retentionDays * 86_400_000,
+        everyMs: RETENTION_EVERY_MS,
+        batchSize: RETENTION_BATCH_SIZE,
       },
     },
   });

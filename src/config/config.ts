@@ -82,6 +82,8 @@ export interface Config {
     retryHours: number;
     /** Deliveries one worker process sends at once. */
     concurrency: number;
+    /** Days a succeeded or failed delivery is kept in the log before the worker deletes it. */
+    retentionDays: number;
   };
   /** The deployment's analytics options (defaults: DEFAULT_ANALYTICS_OPTIONS). */
   analytics: AnalyticsOptions & {
@@ -160,6 +162,8 @@ export const SETTINGS = {
   DOCWRIGHT_WEBHOOKS_RETRY_HOURS:
     'Hours a webhook delivery is retried before it fails for good (default 24).',
   DOCWRIGHT_WEBHOOKS_CONCURRENCY: 'Webhook deliveries one worker process sends at once (default 8).',
+  DOCWRIGHT_WEBHOOK_RETENTION_DAYS:
+    'Days a succeeded or failed webhook delivery stays in the log before the worker deletes it; pending ones are never deleted (default 30).',
   DOCWRIGHT_ANALYTICS_SALT_ROTATION:
     'How often anonymous visitor ids reset: daily, weekly, monthly or never (default daily; see docs/analytics.md).',
   DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS:
@@ -263,6 +267,7 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       retryBaseSeconds: read.number('DOCWRIGHT_WEBHOOKS_RETRY_BASE_SECONDS', { min: 0.01, max: 3600 }) ?? 10,
       retryHours: read.number('DOCWRIGHT_WEBHOOKS_RETRY_HOURS', { min: 0.0001, max: 24 * 30 }) ?? 24,
       concurrency: read.integer('DOCWRIGHT_WEBHOOKS_CONCURRENCY', { min: 1, max: 256 }) ?? 8,
+      retentionDays: read.integer('DOCWRIGHT_WEBHOOK_RETENTION_DAYS', { min: 1, max: 36_500 }) ?? 30,
     },
     analytics: {
       saltRotation:

@@ -11,7 +11,16 @@ const EndpointFields = {
   id: Type.String({ description: 'The endpoint id (whk_…).' }),
   url: Type.String({ description: 'Where deliveries are POSTed.' }),
   events: Type.Array(EventType, { description: 'The event types it receives.' }),
+  enabled: Type.Boolean({
+    description: 'False when paused: new events are not queued for it (skipped, not held back).',
+  }),
+  previousSecretExpiresAt: Nullable(
+    Timestamp(
+      'After a secret rotation: until when the replaced secret still signs deliveries beside the new one (a second v1). Null when only one secret signs.',
+    ),
+  ),
   createdAt: Timestamp('When the endpoint was created.'),
+  updatedAt: Nullable(Timestamp('When its URL, events, enabled flag or secret last changed.')),
 };
 
 export const WebhookEndpoint = Type.Object(EndpointFields, { $id: 'WebhookEndpoint' });
@@ -21,7 +30,7 @@ export const WebhookEndpointWithSecret = Type.Object(
     ...EndpointFields,
     secret: Type.String({
       description:
-        'The signing secret (whsec_…), shown this once: store it where the receiver can read it. Docwright keeps it encrypted and never returns it again.',
+        'The signing secret (whsec_…), shown this once (at creation or rotation): store it where the receiver can read it. Docwright keeps it encrypted and never returns it again.',
     }),
   },
   { $id: 'WebhookEndpointWithSecret' },
@@ -84,6 +93,27 @@ export const CreateWebhookBody = Type.Object({
     }),
   ),
 });
+
+export const UpdateWebhookBody = Type.Object(
+  {
+    url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'An http:// or https:// URL without credentials, on a public address.',
+      }),
+    ),
+    events: Type.Optional(
+      Type.Array(EventType, { minItems: 1, maxItems: 20, description: 'The event types to receive.' }),
+    ),
+    enabled: Type.Optional(
+      Type.Boolean({
+        description: 'false pauses the endpoint: new events are skipped for it; true resumes it.',
+      }),
+    ),
+  },
+  { minProperties: 1 },
+);
 
 export const WebhookParams = Type.Object({
   projectId: Type.String({ minLength: 1, maxLength: 64 }),

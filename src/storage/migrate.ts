@@ -13,6 +13,7 @@ import * as m0007 from './migrations/0007_analytics_metadata.ts';
 import * as m0008 from './migrations/0008_webhooks.ts';
 import * as m0009 from './migrations/0009_automations.ts';
 import * as m0010 from './migrations/0010_turn_cost.ts';
+import * as m0011 from './migrations/0011_webhook_rotation.ts';
 
 // Listed explicitly (not read from disk) so migrations ship with the code that needs them.
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_webhooks': m0008,
   '0009_automations': m0009,
   '0010_turn_cost': m0010,
+  '0011_webhook_rotation': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -192,7 +192,14 @@ export interface WebhookEndpointsTable {
   events: string;
   /** The signing secret, sealed with the secret box (bound to the endpoint id). */
   secret: string;
+  /** 1, or 0 when paused: a paused endpoint is not given new events. */
+  enabled: number;
+  /** The secret replaced by the last rotation, sealed like `secret`; also signs until it expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
   created_at: string;
+  /** When the URL, events, enabled flag or secret last changed; null if never. */
+  updated_at: string | null;
 }
 
 /** One event for one endpoint: the outbox row, and its delivery log. */

@@ -8,8 +8,12 @@ export interface ReceivedDelivery {
   /** The raw body, as signed. */
   body: string;
   json: { id: string; type: string; createdAt: string; data: Record<string, unknown> };
-  /** Whether Docwright-Signature verified with the secret and a timestamp under 5 minutes old. */
+  /** Whether Docwright-Signature verified (any v1) with a secret held and a timestamp under 5 minutes old. */
   verified: boolean;
+  /** The secrets held whose signature the delivery carries, in the order held. */
+  signedWith: string[];
+  /** How many v1 values the header had. */
+  v1Count: number;
   /** The status the receiver answered. */
   answered: number;
 }
@@ -22,10 +26,13 @@ export async function startWebhookReceiver(
   options: {
     answer?: (delivery: Omit<ReceivedDelivery, 'answered'>, received: ReceivedDelivery[]) => number;
     headers?: (path: string) => Record<string, string>;
+    /** The receiver's clock in ms, for the timestamp check (a test that moves Docwright's clock moves it too). */
+    now?: () => number;
   } = {},
 ) {
   const received: ReceivedDelivery[] = [];
-  let secret = '';
+  let secrets: string[] = [];
+  const now = options.now ?? Date.now;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -36,7 +43,7 @@ export async function startWebhookReceiver(
         headers: req.headers,
         body,
         json: JSON.parse(body || '{}') as ReceivedDelivery['json'],
-        verified: verify(secret, body, req.headers['docwright-signature']),
+        ...verify(secrets, body, req.headers['docwright-signature'], now()),
       };
       const status = options.answer?.(delivery, received) ?? 200;
       received.push({ ...delivery, answered: status });
@@ -50,9 +57,9 @@ export async function startWebhookReceiver(
     port,
     url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
     received,
-    /** The secret deliveries are verified with (from the endpoint's creation). */
-    verifyWith(value: string) {
-      secret = value;
+    /** The secrets deliveries are verified with (from the endpoint's creation or rotation). */
+    verifyWith(...values: string[]) {
+      secrets = values;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -62,15 +69,27 @@ export async function startWebhookReceiver(
   };
 }
 
-/** The check docs/webhooks.md shows: HMAC-SHA256 of "<t>.<body>", and t within 5 minutes. */
-function verify(secret: string, body: string, header: string | string[] | undefined): boolean {
-  if (typeof header !== 'string' || secret === '') return false;
-  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
-  const t = Number(parts.t);
-  if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > 300) return false;
-  const expected = createHmac('sha256', secret).update(`${t}.${body}`).digest();
-  const given = Buffer.from(parts.v1 ?? '', 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/**
+ * The check docs/webhooks.md shows: HMAC-SHA256 of "<t>.<body>" equal to any of the v1
+ * values (there are two during a secret rotation's overlap), and t within 5 minutes.
+ */
+function verify(
+  secrets: string[],
+  body: string,
+  header: string | string[] | undefined,
+  nowMs: number,
+): { verified: boolean; signedWith: string[]; v1Count: number } {
+  const none = { verified: false, signedWith: [], v1Count: 0 };
+  if (typeof header !== 'string') return none;
+  const parts = header.split(',').map((p) => p.split('=', 2) as [string, string]);
+  const t = Number(parts.find(([k]) => k === 't')?.[1]);
+  const v1s = parts.filter(([k]) => k === 'v1').map(([, v]) => Buffer.from(v ?? '', 'hex'));
+  if (!Number.isInteger(t) || Math.abs(nowMs / 1000 - t) > 300) return { ...none, v1Count: v1s.length };
+  const signedWith = secrets.filter((secret) => {
+    const expected = createHmac('sha256', secret).update(`${t}.${body}`).digest();
+    return v1s.some((given) => given.length === expected.length && timingSafeEqual(given, expected));
+  });
+  return { verified: signedWith.length > 0, signedWith, v1Count: v1s.length };
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `ms`. */
@@ -101,7 +120,10 @@ export interface EndpointBody {
   url: string;
   events: string[];
   secret: string;
+  enabled: boolean;
+  previousSecretExpiresAt: string | null;
   createdAt: string;
+  updatedAt: string | null;
 }
 export interface DeliveryBody {
   id: string;

@@ -405,6 +405,16 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         return { path: `/v2/agent/${p()}/webhooks/${id}` };
       },
     },
+    'PATCH /v2/agent/:projectId/webhooks/:id': {
+      access: 'admin',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/webhooks/${webhookId}`, body: { events: ['job.created'] } }),
+    },
+    'POST /v2/agent/:projectId/webhooks/:id/rotate-secret': {
+      access: 'admin',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/webhooks/${webhookId}/rotate-secret` }),
+    },
     'POST /v2/agent/:projectId/webhooks/:id/test': {
       access: 'admin',
       ok: 202,

@@ -30,6 +30,7 @@ import type { NewUserBody, SignInLink, User, UserChangeBody } from '../../http/r
 import type { BranchReview, Conversation, ErrorBody, Job, JobList } from '../../http/schemas.ts';
 import type {
   CreateWebhookBody,
+  UpdateWebhookBody,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
@@ -74,6 +75,7 @@ export type WebhookEndpointPayload = Static<typeof WebhookEndpoint>;
 export type WebhookEndpointListPayload = { webhooks: WebhookEndpointPayload[] };
 export type CreatedWebhookPayload = Static<typeof WebhookEndpointWithSecret>;
 export type NewWebhookPayload = Static<typeof CreateWebhookBody>;
+export type WebhookChangesPayload = Static<typeof UpdateWebhookBody>;
 export type WebhookEventType = WebhookEndpointPayload['events'][number];
 export type WebhookDeliveryPayload = Static<typeof WebhookDelivery>;
 export type WebhookDeliveryListPayload = { deliveries: WebhookDeliveryPayload[] };

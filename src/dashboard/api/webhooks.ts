@@ -3,9 +3,11 @@ import { api, seg } from './client.ts';
 import type {
   CreatedWebhookPayload,
   NewWebhookPayload,
+  WebhookChangesPayload,
   WebhookDeliveryListPayload,
   WebhookDeliveryPayload,
   WebhookEndpointListPayload,
+  WebhookEndpointPayload,
 } from './types.ts';
 
 // The public API's webhook routes, through the session (/dashboard/api/v2/…).
@@ -25,6 +27,25 @@ export function useCreateWebhook(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: NewWebhookPayload) => api.post<CreatedWebhookPayload>(webhooksPath(projectId), body),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: webhooksKey(projectId), exact: true }),
+  });
+}
+
+export function useUpdateWebhook(projectId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, changes }: { id: string; changes: WebhookChangesPayload }) =>
+      api.patch<WebhookEndpointPayload>(`${webhooksPath(projectId)}/${seg(id)}`, changes),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: webhooksKey(projectId), exact: true }),
+  });
+}
+
+/** A new signing secret (in the answer, once); the old one still signs for 24 hours. */
+export function useRotateSecret(projectId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      api.post<CreatedWebhookPayload>(`${webhooksPath(projectId)}/${seg(id)}/rotate-secret`),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: webhooksKey(projectId), exact: true }),
   });
 }

@@ -1,49 +1,30 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useParams } from 'wouter';
-import type {
-  CreatedWebhookPayload,
-  WebhookDeliveryPayload,
-  WebhookEndpointPayload,
-  WebhookEventType,
-} from '../api/types.ts';
-import {
-  useCreateWebhook,
-  useDeleteWebhook,
-  useDeliveries,
-  useResend,
-  useSendTest,
-  useWebhooks,
-} from '../api/webhooks.ts';
+import type { CreatedWebhookPayload, WebhookDeliveryPayload, WebhookEndpointPayload } from '../api/types.ts';
+import { useDeleteWebhook, useDeliveries, useResend, useSendTest, useWebhooks } from '../api/webhooks.ts';
 import { Button } from '../components/button.tsx';
-import { CopyButton } from '../components/copy-button.tsx';
 import { useCan } from '../components/current-user.tsx';
 import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
-import { CheckboxField, FormError, TextField } from '../components/field.tsx';
 import { DateTime } from '../components/format.tsx';
-import { WarningIcon } from '../components/icons.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { EmptyState, QueryView } from '../components/states.tsx';
 import { Table } from '../components/table.tsx';
 import { useToast } from '../components/toasts.tsx';
+import { EVENT_TYPES, NewSecret, RotateSecretDialog, WebhookForm } from './webhook-forms.tsx';
 
-// Every event type, in the server's order (a new one fails the type check here until it is described).
-const EVENTS = {
-  'job.created': 'A job was created',
-  'job.completed': 'A job completed',
-  'job.failed': 'A job failed',
-  'job.archived': 'A job was archived',
-  'job.pull_request_opened': "A job's pull request was opened",
-  'automation.run_completed': 'An automation run completed (or was refused over its daily limit)',
-} satisfies Record<WebhookEventType, string>;
-const EVENT_TYPES = Object.keys(EVENTS) as WebhookEventType[];
-
-/** A project's webhook endpoints: create (secret shown once), delete, send a test, and each delivery log. */
+/**
+ * A project's webhook endpoints: create (secret shown once), edit or pause, rotate the secret
+ * (shown once), delete, send a test, and each delivery log.
+ */
 export default function WebhooksPage() {
   const { projectId } = useParams<{ projectId: string }>();
   const canWrite = useCan('write');
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedWebhookPayload | null>(null);
   const [shown, setShown] = useState<WebhookEndpointPayload | null>(null);
+  const [editing, setEditing] = useState<WebhookEndpointPayload | null>(null);
+  const [rotating, setRotating] = useState<WebhookEndpointPayload | null>(null);
+  const toast = useToast();
 
   return (
     <Page
@@ -63,13 +44,15 @@ export default function WebhooksPage() {
           projectId={projectId}
           canWrite={canWrite}
           onShow={setShown}
+          onEdit={setEditing}
+          onRotate={setRotating}
           onDeleted={(id) => setShown((current) => (current?.id === id ? null : current))}
         />
       </Section>
       {shown && <DeliveryLog projectId={projectId} endpoint={shown} canWrite={canWrite} />}
       {canWrite && (
         <Dialog open={creating} title="Add a webhook endpoint" onClose={() => setCreating(false)}>
-          <CreateWebhookForm
+          <WebhookForm
             projectId={projectId}
             onCancel={() => setCreating(false)}
             onCreated={(endpoint) => {
@@ -79,6 +62,29 @@ export default function WebhooksPage() {
           />
         </Dialog>
       )}
+      {canWrite && (
+        <Dialog open={editing !== null} title="Edit webhook endpoint" onClose={() => setEditing(null)}>
+          {editing && (
+            <WebhookForm
+              projectId={projectId}
+              endpoint={editing}
+              onCancel={() => setEditing(null)}
+              onSaved={() => {
+                setEditing(null);
+                toast.success('Endpoint saved');
+              }}
+            />
+          )}
+        </Dialog>
+      )}
+      {canWrite && (
+        <RotateSecretDialog
+          projectId={projectId}
+          endpoint={rotating}
+          onClose={() => setRotating(null)}
+          onRotated={setCreated}
+        />
+      )}
     </Page>
   );
 }
@@ -87,11 +93,15 @@ function EndpointsTable({
   projectId,
   canWrite,
   onShow,
+  onEdit,
+  onRotate,
   onDeleted,
 }: {
   projectId: string;
   canWrite: boolean;
   onShow: (endpoint: WebhookEndpointPayload) => void;
+  onEdit: (endpoint: WebhookEndpointPayload) => void;
+  onRotate: (endpoint: WebhookEndpointPayload) => void;
   onDeleted: (id: string) => void;
 }) {
   const webhooks = useWebhooks(projectId);
@@ -118,6 +128,24 @@ function EndpointsTable({
                   cell: (endpoint) => (
                     <span className="wrap-column">
                       {endpoint.events.length === EVENT_TYPES.length ? 'All' : endpoint.events.join(', ')}
+                    </span>
+                  ),
+                },
+                {
+                  header: 'State',
+                  cell: (endpoint) => (
+                    <span className="wrap-column">
+                      {endpoint.enabled ? (
+                        <span className="badge badge--ok">active</span>
+                      ) : (
+                        <span className="badge">paused</span>
+                      )}
+                      {endpoint.previousSecretExpiresAt && (
+                        <>
+                          {' '}
+                          Old secret also signs until <DateTime iso={endpoint.previousSecretExpiresAt} />
+                        </>
+                      )}
                     </span>
                   ),
                 },
@@ -151,6 +179,20 @@ function EndpointsTable({
                           }
                         >
                           Send test
+                        </Button>
+                      )}
+                      {canWrite && (
+                        <Button small onClick={() => onEdit(endpoint)} aria-label={`Edit ${endpoint.url}`}>
+                          Edit
+                        </Button>
+                      )}
+                      {canWrite && (
+                        <Button
+                          small
+                          onClick={() => onRotate(endpoint)}
+                          aria-label={`Rotate secret of ${endpoint.url}`}
+                        >
+                          Rotate secret
                         </Button>
                       )}
                       {canWrite && (
@@ -315,89 +357,5 @@ function DeleteDialog({
         are dropped with its log.
       </p>
     </ConfirmDialog>
-  );
-}
-
-function CreateWebhookForm({
-  projectId,
-  onCancel,
-  onCreated,
-}: {
-  projectId: string;
-  onCancel: () => void;
-  onCreated: (created: CreatedWebhookPayload) => void;
-}) {
-  const create = useCreateWebhook(projectId);
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<WebhookEventType[]>(EVENT_TYPES);
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const all = events.length === EVENT_TYPES.length;
-    create.mutate({ url: url.trim(), ...(all ? {} : { events }) }, { onSuccess: onCreated });
-  };
-  return (
-    <form className="form" onSubmit={submit}>
-      <TextField
-        label="URL"
-        type="url"
-        required
-        autoFocus
-        hint="An http:// or https:// address on the public internet, without a user name or password."
-        placeholder="https://example.com/hooks/docwright"
-        value={url}
-        onChange={(event) => setUrl(event.target.value)}
-      />
-      <fieldset className="fieldset">
-        <legend className="field__label">Events</legend>
-        {EVENT_TYPES.map((type) => (
-          <CheckboxField
-            key={type}
-            label={
-              <>
-                <code>{type}</code>: {EVENTS[type]}
-              </>
-            }
-            checked={events.includes(type)}
-            onChange={(event) =>
-              setEvents((current) =>
-                event.target.checked
-                  ? EVENT_TYPES.filter((t) => t === type || current.includes(t))
-                  : current.filter((t) => t !== type),
-              )
-            }
-          />
-        ))}
-      </fieldset>
-      <FormError error={create.error} />
-      <div className="dialog__actions">
-        <Button onClick={onCancel}>Cancel</Button>
-        <Button type="submit" variant="primary" busy={create.isPending} disabled={events.length === 0}>
-          Add endpoint
-        </Button>
-      </div>
-    </form>
-  );
-}
-
-/** The signing secret, once: Docwright keeps it encrypted and never shows it again. */
-function NewSecret({ created, onDismiss }: { created: CreatedWebhookPayload; onDismiss: () => void }) {
-  return (
-    <section className="callout callout--warning" aria-label="New signing secret">
-      <p className="callout__title">
-        <WarningIcon /> Copy the signing secret now: it is shown only once.
-      </p>
-      <div className="copy-row">
-        <code className="copy-row__value" data-testid="new-secret">
-          {created.secret}
-        </code>
-        <CopyButton value={created.secret} what="signing secret" />
-      </div>
-      <p>
-        Your receiver checks each delivery's <code>Docwright-Signature</code> with it (see docs/webhooks.md).
-        If it is lost, delete the endpoint and add another.
-      </p>
-      <Button onClick={onDismiss}>I have stored it</Button>
-    </section>
   );
 }

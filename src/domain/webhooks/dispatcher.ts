@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Storage } from '../../storage/database.ts';
 import {
   claimDueWebhookDeliveries,
+  deleteSettledWebhookDeliveries,
   settleWebhookDelivery,
 } from '../../storage/queries/webhook-deliveries.ts';
 import { findWebhookEndpointsById } from '../../storage/queries/webhook-endpoints.ts';
@@ -21,7 +22,23 @@ export interface DispatcherSettings {
   /** How often an idle sender looks for due deliveries. */
   pollIntervalMs: number;
   retry: RetryPolicy;
+  retention: RetentionSettings;
 }
+
+export interface RetentionSettings {
+  /** Succeeded and failed deliveries last changed longer ago than this are deleted. */
+  keepMs: number;
+  /** How often the sender's loop deletes them. */
+  everyMs: number;
+  /** Rows deleted per statement, so no statement holds the table for long. */
+  batchSize: number;
+}
+
+/** The defaults besides the retention itself: once an hour, 500 rows at a time. */
+export const RETENTION_EVERY_MS = 60 * 60 * 1000;
+export const RETENTION_BATCH_SIZE = 500;
+/** Batches in one pass at most; what is left waits for the next pass. */
+const RETENTION_MAX_BATCHES = 100;
 
 export interface DispatcherDeps {
   storage: Storage;
@@ -52,6 +69,7 @@ export class WebhookDispatcher {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private woken = false;
+  private lastPrunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(deps: DispatcherDeps) {
     this.deps = deps;
@@ -86,6 +104,38 @@ export class WebhookDispatcher {
     return batch.length;
   }
 
+  /**
+   * Deletes succeeded and failed deliveries older than the retention (by their last change),
+   * in batches, oldest first; pending ones never. Returns how many it deleted.
+   */
+  async prune(): Promise<number> {
+    const { storage, clock, settings } = this.deps;
+    const before = iso(new Date(clock().getTime() - settings.retention.keepMs));
+    let deleted = 0;
+    for (let i = 0; i < RETENTION_MAX_BATCHES; i++) {
+      const n = await deleteSettledWebhookDeliveries(storage.db, before, settings.retention.batchSize);
+      deleted += n;
+      // A stopping sender leaves the rest to the next pass.
+      if (n < settings.retention.batchSize || (this.loop !== null && !this.running)) break;
+      // Let the sender and the API in between batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (deleted > 0) this.log.info({ deleted, before }, 'old webhook deliveries deleted');
+    return deleted;
+  }
+
+  /** Runs prune() when a retention interval has passed since the last pass (at start, first). */
+  private async pruneWhenDue(): Promise<void> {
+    const now = this.deps.clock().getTime();
+    if (now - this.lastPrunedAt < this.deps.settings.retention.everyMs) return;
+    this.lastPrunedAt = now;
+    try {
+      await this.prune();
+    } catch (error) {
+      this.log.error({ err: error }, 'deleting old webhook deliveries failed; retrying at the next pass');
+    }
+  }
+
   /** Leases up to `limit` due deliveries, each with its endpoint. */
   private async claim(limit: number): Promise<Array<[WebhookDeliveryRow, WebhookEndpointRow]>> {
     const { storage, clock, settings } = this.deps;
@@ -114,6 +164,7 @@ export class WebhookDispatcher {
     const inFlight = new Set<Promise<void>>();
     const { concurrency } = this.deps.settings;
     while (this.running) {
+      await this.pruneWhenDue();
       if (inFlight.size >= concurrency) {
         await Promise.race(inFlight);
         continue;
@@ -166,7 +217,16 @@ export class WebhookDispatcher {
     try {
       if (!box)
         throw new Error('DOCWRIGHT_SECRET_KEY is not configured: the signing secret cannot be opened');
-      const secret = box.open(endpoint.secret, secretContext(endpoint.id));
+      const now = clock();
+      const secrets = [box.open(endpoint.secret, secretContext(endpoint.id))];
+      // For a while after a rotation the replaced secret signs too, so receivers can switch.
+      if (
+        endpoint.previous_secret &&
+        endpoint.previous_secret_expires_at &&
+        Date.parse(endpoint.previous_secret_expires_at) > now.getTime()
+      ) {
+        secrets.push(box.open(endpoint.previous_secret, secretContext(endpoint.id)));
+      }
       const response = await transport.post({
         url: endpoint.url,
         body: delivery.body,
@@ -176,7 +236,7 @@ export class WebhookDispatcher {
           'user-agent': this.deps.userAgent,
           'docwright-delivery': delivery.id,
           'docwright-event': delivery.type,
-          'docwright-signature': signatureHeader(secret, delivery.body, clock().getTime() / 1000),
+          'docwright-signature': signatureHeader(secrets, delivery.body, now.getTime() / 1000),
         },
       });
       status = response.status;

@@ -41,7 +41,10 @@ export async function enqueueWebhookEvents(
       endpoints = await listWebhookEndpoints(tx, event.projectId);
       endpointsOf.set(event.projectId, endpoints);
     }
-    const subscribed = endpoints.filter((e) => (JSON.parse(e.events) as string[]).includes(event.type));
+    // A paused endpoint is not given new events (they are skipped, not held back).
+    const subscribed = endpoints.filter(
+      (e) => e.enabled === 1 && (JSON.parse(e.events) as string[]).includes(event.type),
+    );
     if (subscribed.length === 0) continue;
     const body = webhookBody(event.type, event.data, at);
     for (const endpoint of subscribed) rows.push(deliveryRow(endpoint, body, at));

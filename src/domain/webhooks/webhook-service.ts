@@ -11,6 +11,8 @@ import {
   findWebhookEndpoint,
   insertWebhookEndpoint,
   listWebhookEndpoints,
+  updateWebhookEndpoint,
+  type WebhookEndpointChanges,
 } from '../../storage/queries/webhook-endpoints.ts';
 import type { WebhookEndpointRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
@@ -27,12 +29,22 @@ import {
   type WebhookEndpointView,
 } from './webhook-views.ts';
 
+/** How long the secret replaced by a rotation keeps signing deliveries beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
 /** Endpoints one project may have: enough for every consumer, few enough to bound each event's fan-out. */
 export const MAX_ENDPOINTS_PER_PROJECT = 20;
 
 export interface CreatedWebhook extends WebhookEndpointView {
-  /** The signing secret: returned once, at creation; stored only sealed. */
+  /** The signing secret: returned once, at creation or rotation; stored only sealed. */
   secret: string;
+}
+
+/** What an update may change; what is left out stays as it is. */
+export interface WebhookUpdate {
+  url?: string;
+  events?: string[];
+  enabled?: boolean;
 }
 
 export interface WebhookServiceDeps {
@@ -71,21 +83,70 @@ export class WebhookService {
       );
     }
     const id = newId('whk');
-    const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+    const secret = newSecret();
+    const now = this.deps.clock();
     const row: WebhookEndpointRow = {
       id,
       project_id: projectId,
       url,
       events: JSON.stringify(events),
       secret: box.seal(secret, secretContext(id)),
-      created_at: iso(this.deps.clock()),
+      enabled: 1,
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      created_at: iso(now),
+      updated_at: null,
     };
     await insertWebhookEndpoint(this.deps.storage.db, row);
-    return { ...toEndpointView(row), secret };
+    return { ...toEndpointView(row, now), secret };
   }
 
   async list(projectId: string): Promise<WebhookEndpointView[]> {
-    return (await listWebhookEndpoints(this.deps.storage.db, projectId)).map(toEndpointView);
+    const now = this.deps.clock();
+    return (await listWebhookEndpoints(this.deps.storage.db, projectId)).map((r) => toEndpointView(r, now));
+  }
+
+  /**
+   * Changes the URL, the events or the enabled flag, checked as at creation. Deliveries
+   * already queued keep their body and go to the endpoint's URL at the time they are sent.
+   */
+  async update(projectId: string, id: string, input: WebhookUpdate): Promise<WebhookEndpointView> {
+    await this.endpoint(projectId, id);
+    const now = this.deps.clock();
+    const changes: WebhookEndpointChanges = { updated_at: iso(now) };
+    if (input.url !== undefined) {
+      changes.url = checkEndpointUrl(input.url, { allowPrivateNetworks: this.deps.allowPrivateNetworks });
+    }
+    if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));
+    if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
+    const row = await updateWebhookEndpoint(this.deps.storage.db, projectId, id, changes);
+    if (!row) throw missing(projectId, id);
+    return toEndpointView(row, now);
+  }
+
+  /**
+   * Replaces the signing secret with a new one, returned this once. The replaced secret keeps
+   * signing beside it for ROTATION_OVERLAP_MS (two v1 values per delivery), so a receiver can
+   * switch without losing events. Rotating again during the overlap drops the oldest secret.
+   */
+  async rotateSecret(projectId: string, id: string): Promise<CreatedWebhook> {
+    const { box } = this.deps;
+    if (!box) {
+      throw invalid(
+        'Cannot rotate the secret: DOCWRIGHT_SECRET_KEY is not configured, and signing secrets are stored encrypted with it.',
+      );
+    }
+    const endpoint = await this.endpoint(projectId, id);
+    const now = this.deps.clock();
+    const secret = newSecret();
+    const row = await updateWebhookEndpoint(this.deps.storage.db, projectId, id, {
+      secret: box.seal(secret, secretContext(endpoint.id)),
+      previous_secret: endpoint.secret,
+      previous_secret_expires_at: iso(new Date(now.getTime() + ROTATION_OVERLAP_MS)),
+      updated_at: iso(now),
+    });
+    if (!row) throw missing(projectId, id);
+    return { ...toEndpointView(row, now), secret };
   }
 
   /** Removes the endpoint with its deliveries, sent or not. */
@@ -136,6 +197,10 @@ export class WebhookService {
     if (!row) throw missing(projectId, id);
     return row;
   }
+}
+
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
 function missing(projectId: string, id: string) {

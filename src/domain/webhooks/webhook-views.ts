@@ -6,7 +6,12 @@ export interface WebhookEndpointView {
   id: string;
   url: string;
   events: WebhookEventType[];
+  /** False when paused: new events are not queued for it. */
+  enabled: boolean;
+  /** Until when the secret replaced by the last rotation still signs deliveries; null if none. */
+  previousSecretExpiresAt: string | null;
   createdAt: string;
+  updatedAt: string | null;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -27,12 +32,19 @@ export interface WebhookDeliveryView {
   deliveredAt: string | null;
 }
 
-export function toEndpointView(row: WebhookEndpointRow): WebhookEndpointView {
+export function toEndpointView(row: WebhookEndpointRow, now: Date): WebhookEndpointView {
+  const overlap =
+    row.previous_secret !== null &&
+    row.previous_secret_expires_at !== null &&
+    Date.parse(row.previous_secret_expires_at) > now.getTime();
   return {
     id: row.id,
     url: row.url,
     events: JSON.parse(row.events) as WebhookEventType[],
+    enabled: row.enabled === 1,
+    previousSecretExpiresAt: overlap ? row.previous_secret_expires_at : null,
     createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 

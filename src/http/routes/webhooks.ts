@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { WebhookService } from '../../domain/webhooks/webhook-service.ts';
 import { bodyErrorResponses, errorResponses, ok, ProjectParams } from '../schemas.ts';
-import { CreateWebhookBody, DeliveryListQuery, DeliveryParams, WebhookParams } from '../webhook-schemas.ts';
+import {
+  CreateWebhookBody,
+  DeliveryListQuery,
+  DeliveryParams,
+  UpdateWebhookBody,
+  WebhookParams,
+} from '../webhook-schemas.ts';
 
 export interface WebhookRoutesOptions {
   webhooks: WebhookService;
@@ -51,6 +57,42 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       },
     },
     async (request) => ({ webhooks: await webhooks.list(request.params.projectId) }),
+  );
+
+  app.patch(
+    '/v2/agent/:projectId/webhooks/:id',
+    {
+      schema: {
+        summary: 'Update a webhook endpoint',
+        description:
+          'Changes its URL, events or enabled flag (what is left out stays). A paused endpoint (enabled: false) is not given new events; deliveries already queued are still sent, to the URL it has when they go.',
+        tags,
+        security,
+        params: WebhookParams,
+        body: UpdateWebhookBody,
+        response: { 200: ok('WebhookEndpoint', 'The endpoint as it is now.'), ...bodyErrorResponses },
+      },
+    },
+    async (request) => webhooks.update(request.params.projectId, request.params.id, request.body),
+  );
+
+  app.post(
+    '/v2/agent/:projectId/webhooks/:id/rotate-secret',
+    {
+      schema: {
+        summary: "Rotate an endpoint's signing secret",
+        description:
+          'Replaces the signing secret with a new one, shown only in this answer. For 24 hours the replaced secret keeps signing too: each delivery carries `v1=<new>,v1=<old>`, so the receiver can switch without losing events. See docs/webhooks.md.',
+        tags,
+        security,
+        params: WebhookParams,
+        response: {
+          200: ok('WebhookEndpointWithSecret', 'The endpoint, with its new signing secret (shown once).'),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => webhooks.rotateSecret(request.params.projectId, request.params.id),
   );
 
   app.delete(

@@ -102,3 +102,23 @@ export function requeueWebhookDelivery(
     .returningAll()
     .executeTakeFirst();
 }
+
+/**
+ * Deletes up to `limit` succeeded or failed deliveries last changed before `before`, oldest
+ * first; never a pending one. Returns how many it deleted.
+ */
+export async function deleteSettledWebhookDeliveries(
+  db: Executor,
+  before: string,
+  limit: number,
+): Promise<number> {
+  const batch = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', 'in', ['succeeded', 'failed'])
+    .where('updated_at', '<', before)
+    .orderBy('updated_at')
+    .limit(limit);
+  const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', batch).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -47,3 +47,27 @@ export async function deleteWebhookEndpoint(db: Executor, projectId: string, id:
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** The columns an endpoint update may change. */
+export type WebhookEndpointChanges = Partial<
+  Pick<
+    WebhookEndpointRow,
+    'url' | 'events' | 'enabled' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'
+  >
+> & { updated_at: string };
+
+/** Changes the endpoint; its row afterwards, or undefined when there is none. */
+export function updateWebhookEndpoint(
+  db: Executor,
+  projectId: string,
+  id: string,
+  changes: WebhookEndpointChanges,
+): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set(changes)
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

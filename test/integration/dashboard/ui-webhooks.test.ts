@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
-import { startWebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { eventually, startWebhookReceiver } from '../../helpers/webhook-receiver.ts';
 import {
   expectAccessible,
   fetchInPage,
@@ -92,6 +92,57 @@ describe(`dashboard webhooks in Chromium (${testBackend})`, () => {
     await page.getByText('No endpoints yet').waitFor();
     expect(await t.services.webhooks.list(t.project.id)).toEqual([]);
     // Only the session check before signing in was refused (401): nothing else failed.
+    expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    await context.close();
+  });
+
+  it('edits an endpoint (URL, events, pause) and rotates its secret: confirmed, shown once, with the overlap note', async () => {
+    const original = await t.services.webhooks.create(t.project.id, { url: receiver.url('/before') });
+    const { page, context, errors } = await openDashboard(browser, t);
+    await signInThroughForm(page, 'admin@example.com', PASSWORD);
+    await webhooksPage(page);
+
+    await page.getByRole('button', { name: `Edit ${receiver.url('/before')}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit webhook endpoint' });
+    await dialog.getByLabel('URL').fill(receiver.url('/after'));
+    await dialog.getByLabel(/job\.failed/).uncheck();
+    await dialog.getByLabel(/Receive new events/).uncheck();
+    await expectAccessible(page, 'webhooks: edit dialog');
+    await saveScreenshot(page, 'webhooks-edit-dialog');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('row').filter({ hasText: '/after' }).filter({ hasText: 'paused' }).waitFor();
+    const edited = (await t.services.webhooks.list(t.project.id)).find((w) => w.id === original.id);
+    expect(edited).toMatchObject({ id: original.id, url: receiver.url('/after'), enabled: false });
+    expect(edited?.events).not.toContain('job.failed');
+    expect(edited?.events).toContain('job.completed');
+
+    await page.getByRole('button', { name: `Rotate secret of ${receiver.url('/after')}` }).click();
+    const confirm = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await confirm.getByText(/For 24 hours each delivery is signed with both/).waitFor();
+    await expectAccessible(page, 'webhooks: rotate confirmation');
+    await saveScreenshot(page, 'webhooks-rotate-confirm');
+    await confirm.getByRole('button', { name: 'Rotate secret' }).click();
+    const shown = page.getByRole('region', { name: 'New signing secret' });
+    await shown.getByText(/carries two signatures/).waitFor();
+    await page.getByRole('row').filter({ hasText: 'Old secret also signs until' }).waitFor();
+    await expectAccessible(page, 'webhooks: rotated secret');
+    await saveScreenshot(page, 'webhooks-rotated-secret');
+    await shown.getByRole('button', { name: 'Copy the signing secret' }).click();
+    const secret = await clipboard(page);
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(original.secret);
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+    await shown.waitFor({ state: 'detached' });
+    expect(await page.content()).not.toContain(secret);
+
+    // Deliveries now carry both signatures: a receiver with either secret verifies.
+    receiver.verifyWith(secret, original.secret);
+    const before = receiver.received.length;
+    await t.services.webhooks.test(t.project.id, original.id);
+    const delivery = await eventually(() => receiver.received[before]);
+    expect(delivery).toMatchObject({ path: '/after', v1Count: 2, signedWith: [secret, original.secret] });
+    await t.services.webhooks.delete(t.project.id, original.id);
     expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
     await context.close();
   });

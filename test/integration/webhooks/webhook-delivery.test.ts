@@ -255,7 +255,13 @@ describe(`webhook delivery (${testBackend})`, { timeout: 60_000 }, () => {
         logger: pino({ level: 'silent' }),
         owner: `sender-${name}`,
         userAgent: 'Docwright-Webhooks/test',
-        settings: { concurrency: 4, timeoutMs: 5000, pollIntervalMs: 10, retry: DEFAULT_RETRY_POLICY },
+        settings: {
+          concurrency: 4,
+          timeoutMs: 5000,
+          pollIntervalMs: 10,
+          retry: DEFAULT_RETRY_POLICY,
+          retention: { keepMs: 30 * 86_400_000, everyMs: 3_600_000, batchSize: 500 },
+        },
       });
       closers.push(async () => {
         await sender.stop();

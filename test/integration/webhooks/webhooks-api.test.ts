@@ -27,7 +27,10 @@ describe(`webhooks API (${testBackend})`, () => {
       url: 'https://hooks.example.com/docwright',
       // In the documented order, whatever the order asked.
       events: ['job.completed', 'job.failed'],
+      enabled: true,
+      previousSecretExpiresAt: null,
       createdAt: expect.any(String),
+      updatedAt: null,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
     });
     const listed = await json<unknown>(t.request('GET', path()));
@@ -80,6 +83,108 @@ describe(`webhooks API (${testBackend})`, () => {
     expect(((await response.json()) as { error: string }).error).toContain(field);
   });
 
+  it('updates the URL, events and enabled flag; what is left out stays', async () => {
+    const endpoint = await json<EndpointBody>(
+      t.request('POST', path(), { body: { url: 'https://hooks.example.com/old', events: ['job.failed'] } }),
+    );
+    const changed = await t.request('PATCH', `${path()}/${endpoint.id}`, {
+      body: { url: 'https://hooks.example.com/new', events: ['job.failed', 'job.created'] },
+    });
+    expect(changed.status).toBe(200);
+    const updated = await json<EndpointBody>(changed);
+    expect(updated).toEqual({
+      id: endpoint.id,
+      url: 'https://hooks.example.com/new',
+      events: ['job.created', 'job.failed'],
+      enabled: true,
+      previousSecretExpiresAt: null,
+      createdAt: endpoint.createdAt,
+      updatedAt: expect.any(String),
+    });
+    const paused = await json<EndpointBody>(
+      t.request('PATCH', `${path()}/${endpoint.id}`, { body: { enabled: false } }),
+    );
+    expect(paused).toMatchObject({
+      url: 'https://hooks.example.com/new',
+      events: updated.events,
+      enabled: false,
+    });
+    // A paused endpoint is given no new events: the job's creation queues nothing for it.
+    await t.request('POST', `/v2/agent/${t.project.id}/job`, { body: { prompt: 'while paused' } });
+    const queued = async () =>
+      (
+        await t.services.storage.db
+          .selectFrom('webhook_deliveries')
+          .select('type')
+          .where('endpoint_id', '=', endpoint.id)
+          .execute()
+      ).map((r) => r.type);
+    expect(await queued()).toEqual([]);
+    await t.request('PATCH', `${path()}/${endpoint.id}`, { body: { enabled: true } });
+    await t.request('POST', `/v2/agent/${t.project.id}/job`, { body: { prompt: 'resumed' } });
+    expect(await queued()).toEqual(['job.created']);
+    const listed = await json<{ webhooks: EndpointBody[] }>(t.request('GET', path()));
+    expect(listed.webhooks.find((w) => w.id === endpoint.id)).toMatchObject({ enabled: true });
+    expect((await t.request('PATCH', `${path()}/whk_nope`, { body: { enabled: false } })).status).toBe(404);
+    await t.request('DELETE', `${path()}/${endpoint.id}`);
+  });
+
+  it.each([
+    [{ url: 'ftp://example.com/' }, 'url'],
+    [{ url: 'https://user:secret@example.com/' }, 'url'],
+    [{ url: 'http://169.254.169.254/latest/meta-data' }, 'url'],
+    [{ url: '' }, 'url'],
+    [{ events: ['job.exploded'] }, 'events'],
+    [{ events: [] }, 'events'],
+    [{ enabled: 'yes' }, 'enabled'],
+    [{ secret: 'mine' }, 'secret'],
+    [{}, 'body'],
+  ])('refuses the update %j with a 400 naming %s', async (body, field) => {
+    const endpoint = await json<EndpointBody>(
+      t.request('POST', path(), { body: { url: 'https://hooks.example.com/keep' } }),
+    );
+    const response = await t.request('PATCH', `${path()}/${endpoint.id}`, { body });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain(field);
+    // Nothing changed.
+    const [kept] = (await json<{ webhooks: EndpointBody[] }>(t.request('GET', path()))).webhooks.filter(
+      (w) => w.id === endpoint.id,
+    );
+    expect(kept).toMatchObject({ url: 'https://hooks.example.com/keep', enabled: true, updatedAt: null });
+    await t.request('DELETE', `${path()}/${endpoint.id}`);
+  });
+
+  it('rotates the secret: the new one shown once, the old one kept sealed for 24 hours', async () => {
+    const endpoint = await json<EndpointBody>(
+      t.request('POST', path(), { body: { url: 'https://hooks.example.com/rotate' } }),
+    );
+    const response = await t.request('POST', `${path()}/${endpoint.id}/rotate-secret`);
+    expect(response.status).toBe(200);
+    const rotated = await json<EndpointBody>(response);
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    const until = Date.parse(rotated.previousSecretExpiresAt ?? '');
+    expect(until - Date.parse(rotated.updatedAt ?? '')).toBe(24 * 60 * 60 * 1000);
+    const row = await t.services.storage.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    for (const sealed of [row.secret, row.previous_secret ?? '']) {
+      expect(sealed).toMatch(/^v1\./);
+      expect(sealed).not.toContain(rotated.secret);
+      expect(sealed).not.toContain(endpoint.secret);
+    }
+    // Listed without any secret, with the overlap's end.
+    const [listed] = (await json<{ webhooks: EndpointBody[] }>(t.request('GET', path()))).webhooks.filter(
+      (w) => w.id === endpoint.id,
+    );
+    expect(listed).not.toHaveProperty('secret');
+    expect(listed?.previousSecretExpiresAt).toBe(rotated.previousSecretExpiresAt);
+    expect((await t.request('POST', `${path()}/whk_nope/rotate-secret`)).status).toBe(404);
+    await t.request('DELETE', `${path()}/${endpoint.id}`);
+  });
+
   it('queues a test event, lists deliveries and re-sends one; unknown ids are 404', async () => {
     const endpoint = await json<EndpointBody>(
       t.request('POST', path(), { body: { url: 'https://hooks.example.com/x' } }),
@@ -115,6 +220,8 @@ describe(`webhooks API (${testBackend})`, () => {
     const { key } = await t.services.keys.create(other.id, 'other');
     const otherPath = `/v2/agent/${other.id}/webhooks/${endpoint.id}`;
     expect((await t.request('DELETE', otherPath, { key })).status).toBe(404);
+    expect((await t.request('PATCH', otherPath, { key, body: { enabled: false } })).status).toBe(404);
+    expect((await t.request('POST', `${otherPath}/rotate-secret`, { key })).status).toBe(404);
     expect((await t.request('POST', `${otherPath}/test`, { key })).status).toBe(404);
     expect((await t.request('GET', `${otherPath}/deliveries`, { key })).status).toBe(404);
   });
