@@ -245,11 +245,14 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
       .locator('[data-testid=total-visitors] [data-count=ai]')
       .filter({ hasText: String(verified.totals.ai) })
       .waitFor();
-    expect(
-      requests
-        .filter((u) => u.searchParams.get('verifiedOnly') === 'true')
-        .map((u) => u.pathname.split('/').at(-1)),
-    ).toEqual(expect.arrayContaining(['visitors', 'timeseries', 'breakdown']));
+    // The reports ask in parallel: the breakdown's request may leave after the totals are drawn.
+    await expect
+      .poll(() =>
+        requests
+          .filter((u) => u.searchParams.get('verifiedOnly') === 'true')
+          .map((u) => u.pathname.split('/').at(-1)),
+      )
+      .toEqual(expect.arrayContaining(['visitors', 'timeseries', 'breakdown']));
     expect(await shownTotals(page, 'total-visitors')).toEqual(verified.totals);
     expect((await tableRows(page, '[data-testid=top-pages]')).map(pageRow)).toEqual(verified.visitors);
     const { operators } = await api<{ operators: { operator: string; visitors: number }[] }>('breakdown', {

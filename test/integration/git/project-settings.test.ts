@@ -45,6 +45,7 @@ describe('ProjectSettingsService', () => {
       projectId: project.id,
       model: 'openai:gpt-5',
       draft: false,
+      monthlyBudgetUsd: null,
       codeHost: { kind: 'github', apiUrl: null, repository: null, credentials: 'stored' },
     });
     expect(JSON.stringify(shown)).not.toContain(TOKEN);
@@ -156,9 +157,19 @@ describe('docwright projects update', () => {
       projectId: id,
       model: 'anthropic:claude-sonnet-4-5',
       draft: false,
+      monthlyBudgetUsd: null,
       codeHost: { kind: 'github', apiUrl: null, repository: null, credentials: 'none' },
       repository: 'https://github.com/acme/docs.git',
       baseBranch: 'main',
+      // This month's spend (UTC) against no budget: nothing has run yet.
+      spend: {
+        month: expect.stringMatching(/^\d{4}-\d{2}$/),
+        resetsOn: expect.stringMatching(/^\d{4}-\d{2}-01$/),
+        budgetUsd: null,
+        spentUsd: 0,
+        unpricedTurns: 0,
+        budgetSpent: false,
+      },
       warnings: [],
     });
 
