@@ -5,14 +5,14 @@ import type { CreatedKeyPayload, KeyInfoPayload, KeyScope, NewKeyPayload } from 
 import { Button } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
 import { useCan } from '../components/current-user.tsx';
-import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
+import { Dialog } from '../components/dialog.tsx';
 import { FormError, SelectField, TextAreaField, TextField } from '../components/field.tsx';
 import { DateTime } from '../components/format.tsx';
 import { WarningIcon } from '../components/icons.tsx';
 import { Page, Section } from '../components/page.tsx';
+import { RemoveDialog } from '../components/remove-dialog.tsx';
 import { EmptyState, QueryView } from '../components/states.tsx';
 import { Table } from '../components/table.tsx';
-import { useToast } from '../components/toasts.tsx';
 
 const SCOPES: { value: KeyScope; label: string; hint: string }[] = [
   { value: 'admin', label: 'Admin', hint: 'Everything in this project: jobs, analytics, settings.' },
@@ -158,34 +158,20 @@ function RevokeDialog({
   keyInfo: KeyInfoPayload | null;
   onClose: () => void;
 }) {
-  const revoke = useRevokeKey(projectId);
-  const toast = useToast();
-  const close = () => {
-    revoke.reset();
-    onClose();
-  };
+  const removal = useRevokeKey(projectId);
   return (
-    <ConfirmDialog
-      open={keyInfo !== null}
+    <RemoveDialog
+      item={keyInfo}
+      removal={removal}
       title={`Revoke ${keyInfo?.name ?? 'key'}?`}
       confirmLabel="Revoke key"
-      busy={revoke.isPending}
-      error={revoke.error}
-      onCancel={close}
-      onConfirm={() => {
-        if (!keyInfo) return;
-        revoke.mutate(keyInfo.id, {
-          onSuccess: () => {
-            toast.success(`Revoked ${keyInfo.name}`);
-            close();
-          },
-        });
-      }}
+      removed={(k) => `Revoked ${k.name}`}
+      onClose={onClose}
     >
       <p>
         Requests with the key <code>{keyInfo?.hint}</code> are refused from now on. This cannot be undone.
       </p>
-    </ConfirmDialog>
+    </RemoveDialog>
   );
 }
 

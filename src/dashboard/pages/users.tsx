@@ -4,10 +4,11 @@ import { useCreateUser, useDeleteUser, useSignInLink, useUpdateUser, useUsers } 
 import { Button } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
 import { useCan, useCurrentUser } from '../components/current-user.tsx';
-import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
+import { Dialog } from '../components/dialog.tsx';
 import { FormError, SelectField, TextField } from '../components/field.tsx';
 import { DateTime, formatDateTime } from '../components/format.tsx';
 import { Page } from '../components/page.tsx';
+import { RemoveDialog } from '../components/remove-dialog.tsx';
 import { EmptyState, QueryView } from '../components/states.tsx';
 import { Table } from '../components/table.tsx';
 import { useToast } from '../components/toasts.tsx';
@@ -302,31 +303,17 @@ function SignInLinkPanel({ user, onDone }: { user: UserPayload; onDone: () => vo
 }
 
 function DeleteUserDialog({ user, onClose }: { user: UserPayload | null; onClose: () => void }) {
-  const remove = useDeleteUser();
-  const toast = useToast();
-  const close = () => {
-    remove.reset();
-    onClose();
-  };
+  const removal = useDeleteUser();
   return (
-    <ConfirmDialog
-      open={user !== null}
+    <RemoveDialog
+      item={user}
+      removal={removal}
       title={`Delete ${user?.email ?? 'user'}?`}
       confirmLabel="Delete user"
-      busy={remove.isPending}
-      error={remove.error}
-      onCancel={close}
-      onConfirm={() => {
-        if (!user) return;
-        remove.mutate(user.id, {
-          onSuccess: () => {
-            toast.success(`Deleted ${user.email}`);
-            close();
-          },
-        });
-      }}
+      removed={(u) => `Deleted ${u.email}`}
+      onClose={onClose}
     >
       <p>Their sessions end at once. The last owner cannot be deleted.</p>
-    </ConfirmDialog>
+    </RemoveDialog>
   );
 }

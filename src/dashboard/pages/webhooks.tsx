@@ -4,9 +4,10 @@ import type { CreatedWebhookPayload, WebhookDeliveryPayload, WebhookEndpointPayl
 import { useDeleteWebhook, useDeliveries, useResend, useSendTest, useWebhooks } from '../api/webhooks.ts';
 import { Button } from '../components/button.tsx';
 import { useCan } from '../components/current-user.tsx';
-import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
+import { Dialog } from '../components/dialog.tsx';
 import { DateTime } from '../components/format.tsx';
 import { Page, Section } from '../components/page.tsx';
+import { RemoveDialog } from '../components/remove-dialog.tsx';
 import { EmptyState, QueryView } from '../components/states.tsx';
 import { Table } from '../components/table.tsx';
 import { useToast } from '../components/toasts.tsx';
@@ -327,35 +328,21 @@ function DeleteDialog({
   onClose: () => void;
   onDeleted: (id: string) => void;
 }) {
-  const remove = useDeleteWebhook(projectId);
-  const toast = useToast();
-  const close = () => {
-    remove.reset();
-    onClose();
-  };
+  const removal = useDeleteWebhook(projectId);
   return (
-    <ConfirmDialog
-      open={endpoint !== null}
+    <RemoveDialog
+      item={endpoint}
+      removal={removal}
       title="Delete this endpoint?"
       confirmLabel="Delete endpoint"
-      busy={remove.isPending}
-      error={remove.error}
-      onCancel={close}
-      onConfirm={() => {
-        if (!endpoint) return;
-        remove.mutate(endpoint.id, {
-          onSuccess: () => {
-            toast.success('Endpoint deleted');
-            onDeleted(endpoint.id);
-            close();
-          },
-        });
-      }}
+      removed={() => 'Endpoint deleted'}
+      onClose={onClose}
+      onRemoved={(e) => onDeleted(e.id)}
     >
       <p>
         <code className="break-all">{endpoint?.url}</code> receives no more events; deliveries not yet sent
         are dropped with its log.
       </p>
-    </ConfirmDialog>
+    </RemoveDialog>
   );
 }

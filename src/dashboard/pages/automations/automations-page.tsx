@@ -10,10 +10,11 @@ import type { AutomationPayload, CreatedAutomationPayload } from '../../api/type
 import { Button } from '../../components/button.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { useCan } from '../../components/current-user.tsx';
-import { ConfirmDialog, Dialog } from '../../components/dialog.tsx';
+import { Dialog } from '../../components/dialog.tsx';
 import { FormError, TextAreaField } from '../../components/field.tsx';
 import { WarningIcon } from '../../components/icons.tsx';
 import { Page, Section } from '../../components/page.tsx';
+import { RemoveDialog } from '../../components/remove-dialog.tsx';
 import { EmptyState, QueryView } from '../../components/states.tsx';
 import { Table } from '../../components/table.tsx';
 import { useToast } from '../../components/toasts.tsx';
@@ -256,36 +257,22 @@ function DeleteDialog({
   onClose: () => void;
   onDeleted: (id: string) => void;
 }) {
-  const remove = useDeleteAutomation(projectId);
-  const toast = useToast();
-  const close = () => {
-    remove.reset();
-    onClose();
-  };
+  const removal = useDeleteAutomation(projectId);
   return (
-    <ConfirmDialog
-      open={automation !== null}
+    <RemoveDialog
+      item={automation}
+      removal={removal}
       title="Delete this automation?"
       confirmLabel="Delete automation"
-      busy={remove.isPending}
-      error={remove.error}
-      onCancel={close}
-      onConfirm={() => {
-        if (!automation) return;
-        remove.mutate(automation.id, {
-          onSuccess: () => {
-            toast.success('Automation deleted');
-            onDeleted(automation.id);
-            close();
-          },
-        });
-      }}
+      removed={() => 'Automation deleted'}
+      onClose={onClose}
+      onRemoved={(a) => onDeleted(a.id)}
     >
       <p>
         <strong>{automation?.name}</strong> starts no more runs, and its run list goes with it. The jobs and
         pull requests it made stay.
       </p>
-    </ConfirmDialog>
+    </RemoveDialog>
   );
 }
 
