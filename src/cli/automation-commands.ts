@@ -5,7 +5,7 @@ import type { createAutomationCommand, updateAutomationCommand } from './command
 /** Loaded when an automations command runs (see `commands` in program.ts). */
 const load = () => import('./commands/automations.ts');
 
-/** `docwright automations list|create|get|update|delete|trigger|runs`, on the local database. */
+/** `docwright automations list|create|get|update|delete|rotate-secret|trigger|runs`, on the local database. */
 export function addAutomationCommands(program: Command, json: readonly [string, string]): void {
   const automations = program
     .command('automations')
@@ -102,6 +102,17 @@ export function addAutomationCommands(program: Command, json: readonly [string, 
     .option(...json)
     .action(async (automationId, o) =>
       (await load()).deleteAutomationCommand(automationId, { project: o.project, json: Boolean(o.json) }),
+    );
+  automations
+    .command('rotate-secret')
+    .description(
+      'give a code_change automation a new webhook secret, printed once; the old one is accepted for 24 hours',
+    )
+    .argument(...id)
+    .requiredOption(...project)
+    .option(...json)
+    .action(async (automationId, o) =>
+      (await load()).rotateSecretCommand(automationId, { project: o.project, json: Boolean(o.json) }),
     );
   automations
     .command('trigger')

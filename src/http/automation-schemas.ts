@@ -83,6 +83,13 @@ const AutomationFields = {
   draft: Type.Boolean({ description: 'Whether its pull requests open as drafts.' }),
   maxRunsPerDay: Type.Integer({ description: 'Runs started in any 24 hours; more are refused (429).' }),
   enabled: Type.Boolean({ description: 'A disabled automation starts no run.' }),
+  previousSecretExpiresAt: Type.Optional(
+    Nullable(
+      Timestamp(
+        'code_change: after a rotation, until when webhooks signed with the replaced secret are still accepted; null when none is.',
+      ),
+    ),
+  ),
   createdAt: Timestamp('When it was created.'),
   updatedAt: Timestamp('When it last changed.'),
 };

@@ -14,6 +14,7 @@ import * as m0008 from './migrations/0008_webhooks.ts';
 import * as m0009 from './migrations/0009_automations.ts';
 import * as m0010 from './migrations/0010_turn_cost.ts';
 import * as m0011 from './migrations/0011_webhook_rotation.ts';
+import * as m0012 from './migrations/0012_automation_secret_rotation.ts';
 
 // Listed explicitly (not read from disk) so migrations ship with the code that needs them.
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_automations': m0009,
   '0010_turn_cost': m0010,
   '0011_webhook_rotation': m0011,
+  '0012_automation_secret_rotation': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -250,6 +250,9 @@ export interface AutomationsTable {
   trigger: string;
   /** A code-change trigger's webhook secret, sealed with the secret box (bound to the automation id). */
   webhook_secret: string | null;
+  /** The secret a rotation replaced, sealed the same way; accepted until the time below. */
+  previous_webhook_secret: string | null;
+  previous_webhook_secret_expires_at: string | null;
   instructions: string;
   /** 1: draft pull requests; 0: ready for review. */
   draft: number;

@@ -154,6 +154,8 @@ describe(`every route checks key, session, scope, role and project (${testBacken
   const hookSecrets = { github: '', gitlab: '' };
   /** A manual automation of the project. */
   let automationId: string;
+  /** A code-change automation whose secret the matrix rotates. */
+  let rotatingAutomationId: string;
   const keys = {} as Record<KeyCredential, string | null>;
   const sessions = {} as Record<Exclude<SessionCredential, 'noSession' | 'adminNoCsrf'>, DashboardSession>;
 
@@ -214,6 +216,13 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       });
       hookSecrets[provider] = created.webhookSecret ?? '';
     }
+    rotatingAutomationId = (
+      await t.services.automations.create(projectId, {
+        name: 'Rotated',
+        trigger: { kind: 'code_change', provider: 'github', repository: 'acme/rotated' },
+        instructions: 'Keep the docs in step.',
+      })
+    ).id;
     automationId = (
       await t.services.automations.create(projectId, {
         name: 'Matrix',
@@ -506,6 +515,11 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       access: 'apiRead',
       ok: 200,
       request: () => ({ path: `/v2/agent/${p()}/automations/${automationId}/runs` }),
+    },
+    'POST /v2/agent/:projectId/automations/:id/rotate-secret': {
+      access: 'admin',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/automations/${rotatingAutomationId}/rotate-secret` }),
     },
     'POST /v2/agent/:projectId/automations/:id/trigger': {
       access: 'admin',

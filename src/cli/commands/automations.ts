@@ -115,6 +115,17 @@ export async function deleteAutomationCommand(id: string, options: { project: st
   print(options.json, { deleted: id }, () => `Deleted automation ${id} and its runs (their jobs stay).`);
 }
 
+export async function rotateSecretCommand(id: string, options: { project: string; json: boolean }) {
+  const rotated = await withServices(options, (s) => s.automations.rotateSecret(options.project, id));
+  print(options.json, rotated, (a) =>
+    [
+      `Rotated the webhook secret of automation ${a.id} (${a.name}).`,
+      `New webhook secret (shown once, enter it in the ${a.trigger.kind === 'code_change' && a.trigger.provider === 'gitlab' ? "webhook's Secret token" : "webhook's Secret"} now): ${a.webhookSecret}`,
+      `The old secret is accepted until ${a.previousSecretExpiresAt}.`,
+    ].join('\n'),
+  );
+}
+
 export async function triggerAutomationCommand(
   id: string,
   options: { project: string; context?: string; json: boolean },

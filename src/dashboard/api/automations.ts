@@ -53,6 +53,15 @@ export function useDeleteAutomation(projectId: string) {
   });
 }
 
+export function useRotateHookSecret(projectId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      api.post<CreatedAutomationPayload>(`${automationsPath(projectId)}/${seg(id)}/rotate-secret`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: automationsKey(projectId), exact: true }),
+  });
+}
+
 export function useTriggerAutomation(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({

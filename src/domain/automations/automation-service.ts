@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Storage } from '../../storage/database.ts';
 import {
   type AutomationRunWithTurn,
@@ -17,6 +16,7 @@ import {
   insertAutomation,
   listAutomations,
   listEnabledAutomations,
+  swapAutomationSecret,
   updateAutomation,
 } from '../../storage/queries/automations.ts';
 import type { Executor } from '../../storage/queries/executor.ts';
@@ -45,6 +45,12 @@ import { runPrompt } from './run-prompt.ts';
 import { runCompletedEvent } from './run-settlement.ts';
 import { type AutomationRunView, toRunView } from './run-view.ts';
 import { parseTrigger, type TriggerInput } from './trigger-input.ts';
+import {
+  acceptedSecrets,
+  newWebhookSecret,
+  SECRET_ROTATION_OVERLAP_MS,
+  webhookSecretContext,
+} from './webhook-secrets.ts';
 
 /** Automations one project may have. */
 export const MAX_AUTOMATIONS_PER_PROJECT = 50;
@@ -111,9 +117,6 @@ export interface AutomationServiceDeps {
   publicUrl: string;
 }
 
-/** Sealed secrets are bound to their automation: copied to another row, they do not open. */
-export const webhookSecretContext = (automationId: string) => `automation:${automationId}`;
-
 /** A project's automations, their runs, and the one way a run starts (`startRun`). */
 export class AutomationService {
   private readonly deps: AutomationServiceDeps;
@@ -141,7 +144,7 @@ export class AutomationService {
           'Cannot create a code_change trigger: DOCWRIGHT_SECRET_KEY is not configured, and its webhook secret is stored encrypted with it. Set it (a passphrase of 16+ characters, or base64:<32 random bytes>) and restart.',
         );
       }
-      webhookSecret = randomBytes(32).toString('base64url');
+      webhookSecret = newWebhookSecret();
       sealed = box.seal(webhookSecret, webhookSecretContext(id));
     }
     const now = iso(this.deps.clock());
@@ -152,6 +155,8 @@ export class AutomationService {
       trigger_kind: trigger.kind,
       trigger: storedTrigger(trigger),
       webhook_secret: sealed,
+      previous_webhook_secret: null,
+      previous_webhook_secret_expires_at: null,
       instructions,
       draft: (input.draft ?? true) ? 1 : 0,
       max_runs_per_day: maxRunsPerDay,
@@ -213,6 +218,37 @@ export class AutomationService {
     const row = await updateAutomation(db, projectId, id, changes);
     if (!row) throw missing(projectId, id);
     return this.view(toAutomation(row));
+  }
+
+  /**
+   * Gives a code-change automation a new webhook secret, returned this once. The replaced one
+   * is still accepted for SECRET_ROTATION_OVERLAP_MS, so deliveries the host signs before its
+   * settings are changed are not refused. Two rotations at once both succeed, one after the
+   * other: the secret each returned is accepted (the first as the previous one).
+   */
+  async rotateSecret(projectId: string, id: string): Promise<CreatedAutomation> {
+    const { box } = this.deps;
+    if (!box) {
+      throw invalid(
+        'Cannot rotate the secret: DOCWRIGHT_SECRET_KEY is not configured, and webhook secrets are stored encrypted with it.',
+      );
+    }
+    for (;;) {
+      const row = await findAutomation(this.deps.storage.db, projectId, id);
+      if (!row) throw missing(projectId, id);
+      if (row.trigger_kind !== 'code_change' || row.webhook_secret === null) {
+        throw conflict(`Automation ${id} has no webhook secret: only a code_change trigger has one`);
+      }
+      const now = this.deps.clock();
+      const webhookSecret = newWebhookSecret();
+      const rotated = await swapAutomationSecret(this.deps.storage.db, projectId, id, row.webhook_secret, {
+        webhook_secret: box.seal(webhookSecret, webhookSecretContext(id)),
+        previous_webhook_secret: row.webhook_secret,
+        previous_webhook_secret_expires_at: iso(new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS)),
+        updated_at: iso(now),
+      });
+      if (rotated) return { ...this.view(toAutomation(rotated)), webhookSecret };
+    }
   }
 
   /** Removes the automation with its runs; the jobs they started stay. */
@@ -379,14 +415,17 @@ export class AutomationService {
     return rows.flatMap((row) => {
       const automation = toAutomation(row);
       if (automation.trigger.kind !== 'code_change' || automation.trigger.provider !== provider) return [];
-      if (!box || row.webhook_secret === null) return [];
-      const secret = box.open(row.webhook_secret, webhookSecretContext(row.id));
-      return [{ automation: automation as Automation & { trigger: CodeChangeTrigger }, secret }];
+      if (!box) return [];
+      const now = this.deps.clock();
+      return acceptedSecrets(box, row, now).map((secret) => ({
+        automation: automation as Automation & { trigger: CodeChangeTrigger },
+        secret,
+      }));
     });
   }
 
   view(automation: Automation): AutomationView {
-    return toAutomationView(automation, this.deps.publicUrl);
+    return toAutomationView(automation, this.deps.publicUrl, this.deps.clock());
   }
 
   private async runView(db: Executor, row: AutomationRunRow): Promise<AutomationRunView> {

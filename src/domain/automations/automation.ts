@@ -46,6 +46,8 @@ export interface Automation {
   enabled: boolean;
   /** A schedule's slots before this instant never run. */
   scheduleFrom: string;
+  /** code_change: until when the secret replaced by the last rotation is accepted too. */
+  previousSecretExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -62,6 +64,8 @@ export interface AutomationView {
   draft: boolean;
   maxRunsPerDay: number;
   enabled: boolean;
+  /** code_change: set while the secret replaced by a rotation is still accepted. */
+  previousSecretExpiresAt?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -77,6 +81,7 @@ export function toAutomation(row: AutomationRow): Automation {
     maxRunsPerDay: row.max_runs_per_day,
     enabled: row.enabled === 1,
     scheduleFrom: row.schedule_from,
+    previousSecretExpiresAt: row.previous_webhook_secret_expires_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -93,8 +98,9 @@ export function hookUrl(publicUrl: string, provider: SourceHost, projectId: stri
   return `${publicUrl.replace(/\/+$/, '')}/v1/hooks/${provider}/${projectId}`;
 }
 
-export function toAutomationView(automation: Automation, publicUrl: string): AutomationView {
-  const { trigger } = automation;
+export function toAutomationView(automation: Automation, publicUrl: string, now: Date): AutomationView {
+  const { trigger, previousSecretExpiresAt: expires } = automation;
+  const overlap = expires !== null && Date.parse(expires) > now.getTime() ? expires : null;
   return {
     id: automation.id,
     projectId: automation.projectId,
@@ -107,6 +113,7 @@ export function toAutomationView(automation: Automation, publicUrl: string): Aut
     draft: automation.draft,
     maxRunsPerDay: automation.maxRunsPerDay,
     enabled: automation.enabled,
+    ...(trigger.kind === 'code_change' ? { previousSecretExpiresAt: overlap } : {}),
     createdAt: automation.createdAt,
     updatedAt: automation.updatedAt,
   };

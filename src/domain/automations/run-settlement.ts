@@ -44,7 +44,7 @@ export function settleRunsOnTurnEnd(publicUrl: string) {
       if (!settled || !automation) continue;
       events.webhook(
         runCompletedEvent(
-          toAutomationView(toAutomation(automation), publicUrl),
+          toAutomationView(toAutomation(automation), publicUrl, new Date(at)),
           toRunView(settled, {
             turn_status: turn.status,
             turn_usage: turn.usage,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { AutomationService } from '../../domain/automations/automation-service.ts';
 import {
   AutomationParams,
@@ -107,6 +108,28 @@ export const automationRoutes: FastifyPluginAsyncTypebox<AutomationRoutesOptions
       await automations.delete(request.params.projectId, request.params.id);
       return reply.code(204).send(null);
     },
+  );
+
+  app.post(
+    '/v2/agent/:projectId/automations/:id/rotate-secret',
+    {
+      schema: {
+        summary: "Rotate a code-change automation's webhook secret",
+        description:
+          "Replaces the webhook secret with a new one, shown only in this answer. For 24 hours (previousSecretExpiresAt) webhooks signed with the replaced secret are still accepted, so the host's settings can be changed afterwards without refusing deliveries. 409 for an automation without a webhook secret (not code_change). See docs/automations.md.",
+        tags,
+        security,
+        params: AutomationParams,
+        response: {
+          200: ok('AutomationWithSecret', 'The automation, with its new webhook secret (shown once).'),
+          ...errorResponses,
+          409: Type.Ref('Error', {
+            description: 'The automation has no webhook secret (its trigger is not code_change).',
+          }),
+        },
+      },
+    },
+    (request) => automations.rotateSecret(request.params.projectId, request.params.id),
   );
 
   app.get(

@@ -70,3 +70,28 @@ export async function deleteAutomation(db: Executor, projectId: string, id: stri
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/**
+ * Replaces the webhook secret only if it is still `expectedSecret` (compare and swap): of two
+ * rotations at once, the second finds the secret changed and starts again from the new one, so
+ * neither answer's secret is lost.
+ */
+export function swapAutomationSecret(
+  db: Executor,
+  projectId: string,
+  id: string,
+  expectedSecret: string,
+  changes: Pick<
+    AutomationUpdate,
+    'webhook_secret' | 'previous_webhook_secret' | 'previous_webhook_secret_expires_at' | 'updated_at'
+  >,
+): Promise<AutomationRow | undefined> {
+  return db
+    .updateTable('automations')
+    .set(changes)
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .where('webhook_secret', '=', expectedSecret)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -47,6 +47,7 @@ describe(`automations API (${testBackend})`, () => {
       draft: false,
       maxRunsPerDay: 500,
       enabled: true,
+      previousSecretExpiresAt: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       webhookSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),

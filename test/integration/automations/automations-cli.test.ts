@@ -137,6 +137,22 @@ describe(`docwright automations CLI on ${testBackend}`, () => {
         .map((line) => /over the daily limit|queued/.exec(line)?.[0]),
     ).toEqual(['over the daily limit', 'queued']);
 
+    const rotated = await json<Json>(['automations', 'rotate-secret', hook.id, ...p]);
+    expect(rotated).toMatchObject({
+      id: hook.id,
+      webhookSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      previousSecretExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(rotated.webhookSecret).not.toBe(hook.webhookSecret);
+    const human = await runCli(['automations', 'rotate-secret', hook.id, ...p], env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(
+      /New webhook secret \(shown once, enter it in the webhook's Secret token now\): [A-Za-z0-9_-]{43}\n/,
+    );
+    const manual = await runCli(['automations', 'rotate-secret', weekly.id, ...p, '--json'], env);
+    expect(manual.code).not.toBe(0);
+    expect(JSON.parse(manual.stderr.trim().split('\n').at(-1) as string).error).toMatch(/no webhook secret/);
+
     expect(await json(['automations', 'delete', hook.id, ...p])).toEqual({ deleted: hook.id });
     expect((await json<Json[]>(['automations', 'list', ...p])).map((a) => a.name)).toEqual(['Weekly links']);
     // Each command is a process of its own (about 10 here): give a loaded machine time.

@@ -87,6 +87,25 @@ describe(`dashboard automations in Chromium (${testBackend})`, () => {
     await shown.waitFor({ state: 'detached' });
     expect(await page.content()).not.toContain(secret);
     await page.getByRole('row').filter({ hasText: 'Pull request merged in GitHub acme/api' }).waitFor();
+
+    // Rotating: asked first, the new secret shown once, the old one still accepted for 24 hours.
+    await page.getByRole('button', { name: 'Rotate secret of API reference' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Rotate the webhook secret?' });
+    await confirm.getByText('For 24 hours webhooks signed with the current secret').waitFor();
+    await expectAccessible(page, 'automations: rotate secret dialog');
+    await confirm.getByRole('button', { name: 'Rotate secret' }).click();
+    const rotated = page.getByRole('region', { name: 'New webhook secret' });
+    await rotated.getByText('Webhooks signed with the old secret are accepted until').waitFor();
+    await expectAccessible(page, 'automations: rotated webhook secret');
+    await saveScreenshot(page, 'automations-rotated-secret');
+    const newSecret = (await rotated.getByTestId('hook-secret').textContent()) ?? '';
+    expect(newSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(newSecret).not.toBe(secret);
+    const accepted = await t.services.automations.codeChangeAutomations(t.project.id, 'github');
+    expect(accepted.map((a) => a.secret)).toEqual([newSecret, secret]);
+    await rotated.getByRole('button', { name: 'I have changed it' }).click();
+    await rotated.waitFor({ state: 'detached' });
+    expect(await page.content()).not.toContain(newSecret);
     expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
     await context.close();
   });

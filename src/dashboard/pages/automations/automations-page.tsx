@@ -8,17 +8,16 @@ import {
 } from '../../api/automations.ts';
 import type { AutomationPayload, CreatedAutomationPayload } from '../../api/types.ts';
 import { Button } from '../../components/button.tsx';
-import { CopyButton } from '../../components/copy-button.tsx';
 import { useCan } from '../../components/current-user.tsx';
 import { Dialog } from '../../components/dialog.tsx';
 import { FormError, TextAreaField } from '../../components/field.tsx';
-import { WarningIcon } from '../../components/icons.tsx';
 import { Page, Section } from '../../components/page.tsx';
 import { RemoveDialog } from '../../components/remove-dialog.tsx';
 import { EmptyState, QueryView } from '../../components/states.tsx';
 import { Table } from '../../components/table.tsx';
 import { useToast } from '../../components/toasts.tsx';
 import { AutomationForm } from './automation-form.tsx';
+import { NewHookSecret, RotateHookSecretDialog } from './hook-secret.tsx';
 import { RunList } from './run-list.tsx';
 
 /**
@@ -34,6 +33,7 @@ export default function AutomationsPage() {
   const [shownId, setShownId] = useState<string | null>(null);
   const [running, setRunning] = useState<AutomationPayload | null>(null);
   const [deleting, setDeleting] = useState<AutomationPayload | null>(null);
+  const [rotating, setRotating] = useState<AutomationPayload | null>(null);
   const toggle = useUpdateAutomation(projectId);
   const toast = useToast();
   const shown = automations.data?.find((a) => a.id === shownId) ?? null;
@@ -120,6 +120,15 @@ export default function AutomationsPage() {
                             >
                               {a.enabled ? 'Disable' : 'Enable'}
                             </Button>
+                            {a.trigger.kind === 'code_change' && (
+                              <Button
+                                small
+                                onClick={() => setRotating(a)}
+                                aria-label={`Rotate secret of ${a.name}`}
+                              >
+                                Rotate secret
+                              </Button>
+                            )}
                             <Button
                               small
                               variant="danger"
@@ -182,6 +191,12 @@ export default function AutomationsPage() {
               />
             )}
           </Dialog>
+          <RotateHookSecretDialog
+            projectId={projectId}
+            automation={rotating}
+            onClose={() => setRotating(null)}
+            onRotated={setCreated}
+          />
           <DeleteDialog
             projectId={projectId}
             automation={deleting}
@@ -273,38 +288,5 @@ function DeleteDialog({
         pull requests it made stay.
       </p>
     </RemoveDialog>
-  );
-}
-
-/** A code-change automation's webhook URL and secret, once: Docwright keeps the secret encrypted. */
-function NewHookSecret({ created, onDismiss }: { created: CreatedAutomationPayload; onDismiss: () => void }) {
-  const { trigger } = created;
-  const github = trigger.provider !== 'gitlab';
-  return (
-    <section className="callout callout--warning" aria-label="New webhook secret">
-      <p className="callout__title">
-        <WarningIcon /> Add this webhook to {trigger.repository} now: the secret is shown only once.
-      </p>
-      <p>
-        Payload URL
-        {github ? ' (content type application/json, the "Pull requests" event)' : ' ("Merge request events")'}
-        :
-      </p>
-      <div className="copy-row">
-        <code className="copy-row__value break-all" data-testid="hook-url">
-          {trigger.hookUrl}
-        </code>
-        <CopyButton value={trigger.hookUrl ?? ''} what="webhook URL" />
-      </div>
-      <p>{github ? 'Secret' : 'Secret token'}:</p>
-      <div className="copy-row">
-        <code className="copy-row__value" data-testid="hook-secret">
-          {created.webhookSecret}
-        </code>
-        <CopyButton value={created.webhookSecret ?? ''} what="webhook secret" />
-      </div>
-      <p>If it is lost, delete the automation and create another.</p>
-      <Button onClick={onDismiss}>I have added it</Button>
-    </section>
   );
 }

@@ -72,18 +72,18 @@ export class CodeChangeReceiver {
         : verifyGitLabToken(secret, first(headers['x-gitlab-token'])),
     );
     if (verified.length === 0) throw new DomainError('unauthenticated', UNVERIFIED[provider]);
+    // An automation in its rotation overlap is listed once per accepted secret.
+    const automations = [...new Map(verified.map((v) => [v.automation.id, v.automation])).values()];
     const event: HookEvent =
       provider === 'github' ? parseGitHubEvent(headers, rawBody) : parseGitLabEvent(headers, rawBody);
     if (event.kind === 'ignored') return { status: 200, runs: [], reason: event.reason };
     const pr = event.pullRequest;
-    const watching = verified
-      .map((v) => v.automation)
-      .filter((a) =>
-        matchesCodeChange(
-          { ...a.trigger, paths: [] },
-          { repository: pr.repository, baseBranch: pr.baseBranch, changedFiles: [] },
-        ),
-      );
+    const watching = automations.filter((a) =>
+      matchesCodeChange(
+        { ...a.trigger, paths: [] },
+        { repository: pr.repository, baseBranch: pr.baseBranch, changedFiles: [] },
+      ),
+    );
     if (watching.length === 0) {
       return {
         status: 200,
