@@ -6,7 +6,7 @@ import { UserService } from '../../src/domain/users/user-service.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { migrate } from '../../src/storage/migrate.ts';
 import { runCliInProcess as cli } from '../helpers/cli.ts';
-import { createRepository, tempDir } from '../helpers/git-repos.ts';
+import { createBareRepository, createRepository, tempDir } from '../helpers/git-repos.ts';
 import { runCli } from '../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/storage.ts';
 
@@ -282,6 +282,14 @@ describe(`docwright CLI on ${testBackend}`, () => {
       expect(negative.stderr).toMatch(/monthlyBudgetUsd must be a number of US dollars from 0/);
       const cleared = await json(['projects', 'update', String(created.id), '--clear-monthly-budget']);
       expect(cleared).toMatchObject({ monthlyBudgetUsd: null, spend: { budgetUsd: null } });
+
+      // A bare repository on this machine is one too (git 2.39 has no top level to show there).
+      const bare = path.join(dir.dir, 'docs.git');
+      createBareRepository(bare, { 'index.md': '# Home\n' });
+      expect(await json(['projects', 'create', '--name', 'Bare', '--repo', bare])).toMatchObject({
+        repository: bare,
+        warnings: [],
+      });
     } finally {
       dir.cleanup();
     }

@@ -40,11 +40,11 @@ export class GitRepositoryProbe implements RepositoryProbe {
       return { kind: 'not-a-repository', detail: `${dir} does not exist or is not a directory` };
     const run = (args: string[]) => this.git.run(args, { cwd: dir, timeoutMs: REMOTE_TIMEOUT_MS });
     try {
-      // A folder inside some other repository is not a repository of its own.
-      const [bare, top] = (await run(['rev-parse', '--is-bare-repository', '--show-toplevel'])).stdout
-        .trim()
-        .split('\n');
-      if (bare !== 'true' && (top === undefined || (await realpath(top)) !== (await realpath(dir)))) {
+      // A folder inside some other repository is not a repository of its own. Asked apart:
+      // `--show-toplevel` fails in a bare repository (git 2.39: "must be run in a work tree").
+      const bare = (await run(['rev-parse', '--is-bare-repository'])).stdout.trim() === 'true';
+      const top = bare ? undefined : (await run(['rev-parse', '--show-toplevel'])).stdout.trim();
+      if (!bare && (top === undefined || (await realpath(top)) !== (await realpath(dir)))) {
         return {
           kind: 'not-a-repository',
           detail: `${dir} is inside the git repository ${top}, not one itself`,
