@@ -18,6 +18,7 @@ import type { WebhookEndpointRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import type { OutboundPolicy } from '../network/outbound-policy.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { checkEndpointUrl } from './endpoint-url.ts';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
@@ -52,7 +53,8 @@ export interface WebhookServiceDeps {
   clock: Clock;
   /** Seals the signing secrets; null when DOCWRIGHT_SECRET_KEY is not set (endpoints cannot be created). */
   box: SecretBox | null;
-  allowPrivateNetworks: boolean;
+  /** The outgoing-network policy: a URL with a literal IP it refuses is refused at once. */
+  network: OutboundPolicy;
   /** Told when a delivery was queued by hand (test, resend), to wake a sender in this process. */
   onQueued?: () => void;
 }
@@ -69,7 +71,7 @@ export class WebhookService {
 
   async create(projectId: string, input: { url: string; events?: string[] }): Promise<CreatedWebhook> {
     const { box } = this.deps;
-    const url = checkEndpointUrl(input.url, { allowPrivateNetworks: this.deps.allowPrivateNetworks });
+    const url = checkEndpointUrl(input.url, this.deps.network);
     const events = checkEvents(input.events);
     if (!box) {
       throw invalid(
@@ -115,7 +117,7 @@ export class WebhookService {
     const now = this.deps.clock();
     const changes: WebhookEndpointChanges = { updated_at: iso(now) };
     if (input.url !== undefined) {
-      changes.url = checkEndpointUrl(input.url, { allowPrivateNetworks: this.deps.allowPrivateNetworks });
+      changes.url = checkEndpointUrl(input.url, this.deps.network);
     }
     if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));
     if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
