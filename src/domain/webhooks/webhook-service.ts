@@ -62,6 +62,9 @@ export interface WebhookServiceDeps {
 /** The sealed secret is bound to its endpoint: copied to another row, it does not open. */
 export const secretContext = (endpointId: string) => `webhook:${endpointId}`;
 
+// Rotations that lost the compare-and-set to another one at the same time are retried this often.
+const MAX_ROTATION_ATTEMPTS = 5;
+
 /** A project's webhook endpoints and their delivery logs. */
 export class WebhookService {
   private readonly deps: WebhookServiceDeps;
@@ -138,17 +141,22 @@ export class WebhookService {
         'Cannot rotate the secret: DOCWRIGHT_SECRET_KEY is not configured, and signing secrets are stored encrypted with it.',
       );
     }
-    const endpoint = await this.endpoint(projectId, id);
-    const now = this.deps.clock();
-    const secret = newSecret();
-    const row = await updateWebhookEndpoint(this.deps.storage.db, projectId, id, {
-      secret: box.seal(secret, secretContext(endpoint.id)),
-      previous_secret: endpoint.secret,
-      previous_secret_expires_at: iso(new Date(now.getTime() + ROTATION_OVERLAP_MS)),
-      updated_at: iso(now),
-    });
-    if (!row) throw missing(projectId, id);
-    return { ...toEndpointView(row, now), secret };
+    // Compare-and-set on the sealed secret (a fresh nonce each time, so never repeated): two
+    // rotations at once must not both keep the same old secret, losing the first one's answer.
+    for (let attempt = 0; attempt < MAX_ROTATION_ATTEMPTS; attempt++) {
+      const endpoint = await this.endpoint(projectId, id);
+      const now = this.deps.clock();
+      const secret = newSecret();
+      const changes = {
+        secret: box.seal(secret, secretContext(endpoint.id)),
+        previous_secret: endpoint.secret,
+        previous_secret_expires_at: iso(new Date(now.getTime() + ROTATION_OVERLAP_MS)),
+        updated_at: iso(now),
+      };
+      const row = await updateWebhookEndpoint(this.deps.storage.db, projectId, id, changes, endpoint.secret);
+      if (row) return { ...toEndpointView(row, now), secret };
+    }
+    throw conflict('The secret was being rotated by another request at the same time; try again');
   }
 
   /** Removes the endpoint with its deliveries, sent or not. */
