@@ -37,7 +37,7 @@ export async function guardRemote(
   const remote = remoteHost(repository);
   if (remote === null) {
     throw new RemoteRefusedError(
-      'Refused: only http(s)://, ssh://, git:// and user@host:path remotes or local paths are fetched',
+      'Refused: not a remote Docwright fetches (http(s)://, ssh://, git:// or user@host:path, with no password, backslash or space) nor a local path',
     );
   }
   const addresses = await allowedAddresses(policy, remote.host).catch((error: unknown) => {
@@ -66,11 +66,15 @@ export async function guardRemote(
 
 /** The host of a remote URL, with the port for http(s) (null for the others); null when not a remote. */
 function remoteHost(repository: string): { host: string; port: number | null } | null {
+  // Backslashes, spaces and passwords are where URL parsers disagree (git's curl could see
+  // another host than the one checked here): such remotes are not taken at all.
+  if (/[\\\s]/.test(repository)) return null;
   const scp = /^[^@/]+@([^:/]+):(?!\/\/)/.exec(repository);
   if (scp?.[1]) return { host: scp[1], port: null };
   if (!URL.canParse(repository)) return null;
   const url = new URL(repository);
-  if (url.hostname === '') return null;
+  if (url.hostname === '' || url.password !== '') return null;
+  if (url.username !== '' && !/^(ssh|git\+ssh|ssh\+git):$/.test(url.protocol)) return null;
   if (url.protocol === 'http:' || url.protocol === 'https:') {
     const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
     return { host: url.hostname, port };

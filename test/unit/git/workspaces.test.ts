@@ -386,7 +386,13 @@ describe('git remotes under the outgoing-network policy', () => {
       /Refused: localhost resolves to 127\.0\.0\.1 is a loopback/,
     );
     await expect(guardRemote(strict, 'git://10.1.2.3/docs.git')).rejects.toThrow(/private/);
-    await expect(guardRemote(strict, 'ftp://example.com/docs.git')).rejects.toThrow(/only http\(s\)/);
+    for (const odd of [
+      'ftp://example.com/docs.git',
+      'http://example.com\\@127.0.0.1/docs.git',
+      'http://user:secret@example.com/docs.git',
+    ]) {
+      await expect(guardRemote(strict, odd)).rejects.toThrow(/^Refused: not a remote Docwright fetches/);
+    }
     expect(await guardRemote(strict, remote)).toEqual({});
     expect(await guardRemote(strict, `file://${remote}`)).toEqual({});
     expect(
