@@ -8,7 +8,7 @@ const LAYERS = [
   // client: the typed client (docwright/client); innermost and apart, it imports no other folder.
   ['storage', 'client'],
   ['domain/errors', 'domain/clock', 'domain/ids', 'domain/access'], // the domain's kernel
-  ['domain/secrets', 'domain/keys', 'domain/analytics', 'domain/rate-limit'],
+  ['domain/secrets', 'domain/keys', 'domain/analytics', 'domain/rate-limit', 'domain/network'],
   ['domain/projects', 'domain/users', 'domain/webhooks'],
   ['domain/jobs', 'domain/sessions'],
   ['domain/agent', 'domain/review'],

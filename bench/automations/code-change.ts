@@ -71,7 +71,7 @@ async function run(backend: 'sqlite' | 'postgres'): Promise<Sample[]> {
     DOCWRIGHT_MODEL: 'openai-compatible:bench-model',
     DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.baseUrl,
     DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: 'bench',
-    DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+    DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: 'true',
     ...(backend === 'postgres' ? { DATABASE_URL: values.postgres, DOCWRIGHT_DATABASE_SCHEMA: schema } : {}),
   });
   const logger = pino({ level: 'warn' });

@@ -5,7 +5,7 @@
 //
 // One process runs what `docwright serve` runs (services, the worker and with it the webhook
 // sender), with the prompt-scripted test agent instead of a model (each turn succeeds at
-// once), and a local receiver (so DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true). The
+// once), and a local receiver (so DOCWRIGHT_ALLOW_PRIVATE_NETWORKS=true). The
 // delivery is written in the completing transaction and that commit wakes the sender in the
 // same process; a sender in another process would find it at its next poll (1 s by default).
 //
@@ -38,7 +38,7 @@ async function run(backend: 'sqlite' | 'postgres'): Promise<number[]> {
     DOCWRIGHT_LOG_LEVEL: 'warn',
     DOCWRIGHT_RATE_LIMIT: '0',
     DOCWRIGHT_SECRET_KEY: 'base64:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=',
-    DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+    DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: 'true',
     ...(backend === 'postgres' ? { DATABASE_URL: values.postgres, DOCWRIGHT_DATABASE_SCHEMA: schema } : {}),
   });
   const logger = pino({ level: 'warn' });

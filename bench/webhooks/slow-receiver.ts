@@ -48,7 +48,7 @@ const config = loadConfig({
   DOCWRIGHT_LOG_LEVEL: 'warn',
   DOCWRIGHT_RATE_LIMIT: '0',
   DOCWRIGHT_SECRET_KEY: 'base64:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=',
-  DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+  DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: 'true',
   ...(backend === 'postgres' ? { DATABASE_URL: values.postgres, DOCWRIGHT_DATABASE_SCHEMA: schema } : {}),
 });
 const logger = pino({ level: 'warn' });

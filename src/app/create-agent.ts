@@ -6,6 +6,7 @@ import type { SecretBox } from '../domain/secrets/secret-box.ts';
 import { createCodeHost } from '../integrations/codehosts/create-code-host.ts';
 import { GitWorkspaces } from '../integrations/git/workspaces.ts';
 import { createLanguageModel, type ProviderKeys } from '../integrations/models/create-model.ts';
+import { guardedFetch } from '../integrations/network/guarded-fetch.ts';
 
 /** The documentation agent wired to real git, model providers and code hosts. */
 export function createDocumentationAgent(
@@ -13,6 +14,8 @@ export function createDocumentationAgent(
   logger: Logger,
   options: { secretBox: SecretBox | null; fetch?: typeof fetch; workspaces?: GitWorkspaces },
 ): DocumentationAgent {
+  // Code-host API roots are set by a person: their calls go through the outgoing-network policy.
+  const codeHostFetch = options.fetch ?? guardedFetch(config.outbound);
   return new DocumentationAgent({
     workspaces: options.workspaces ?? createWorkspaces(config, logger),
     modelFor: (spec) => createLanguageModel(spec, providerKeys(config)),
@@ -22,7 +25,7 @@ export function createDocumentationAgent(
         jobId: job.id,
         repository: job.repository,
         logger,
-        ...(options.fetch ? { fetch: options.fetch } : {}),
+        fetch: codeHostFetch,
       }),
     draftFor: (project) => draftPullRequests(project.settings),
     limits: config.agent,
@@ -64,5 +67,6 @@ export function createWorkspaces(config: Config, logger: Logger): GitWorkspaces 
     logger,
     author: { name: config.git.authorName, email: config.git.authorEmail },
     coAuthors: config.git.coAuthors,
+    network: config.outbound,
   });
 }

@@ -38,9 +38,10 @@ import {
 import { WebhookService } from '../domain/webhooks/webhook-service.ts';
 import type { HttpServices, HttpSettings } from '../http/services.ts';
 import { LocalReview } from '../integrations/codehosts/local-review.ts';
-import { publicOnlyFetch } from '../integrations/codehosts/public-only-fetch.ts';
 import { CodeHostPullRequestReader } from '../integrations/codehosts/pull-request-reader.ts';
 import { GitRepositoryProbe } from '../integrations/git/repository-probe.ts';
+import { guardedFetch } from '../integrations/network/guarded-fetch.ts';
+import { hostRefusal } from '../integrations/network/guarded-lookup.ts';
 import { HttpWebhookTransport } from '../integrations/webhooks/http-transport.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
@@ -141,9 +142,7 @@ export async function openServices(
     await storage.close();
     throw error;
   }
-  const webhookTransport = new HttpWebhookTransport({
-    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
-  });
+  const webhookTransport = new HttpWebhookTransport({ policy: config.outbound });
   const webhookDispatcher = new WebhookDispatcher({
     storage,
     clock,
@@ -171,7 +170,9 @@ export async function openServices(
   // A job change that queued deliveries wakes this process's sender, if it runs one.
   jobEvents.onCommit(() => webhookDispatcher.notify());
   const workspaces = createWorkspaces(config, logger);
-  const projectSettings = new ProjectSettingsService(storage, secretBox);
+  const projectSettings = new ProjectSettingsService(storage, secretBox, (host) =>
+    hostRefusal(config.outbound, host),
+  );
   const users = new UserService(storage, clock);
   const signInLinks = new SignInLinks(storage, clock);
   const sessions = new SessionService(storage, clock);
@@ -183,9 +184,9 @@ export async function openServices(
     events: jobEvents,
     feed: jobEventFeed,
   });
-  const projects = new ProjectService(storage, clock, new GitRepositoryProbe(logger));
-  // Source pull requests are read from public addresses only, like webhooks are sent.
-  const sourceFetch = config.webhooks.allowPrivateNetworks ? null : publicOnlyFetch();
+  const projects = new ProjectService(storage, clock, new GitRepositoryProbe(logger, config.outbound));
+  // Source pull requests are read under the outgoing-network policy, like webhooks are sent.
+  const sourceFetch = guardedFetch(config.outbound);
   const automations = new AutomationService({
     storage,
     clock,
@@ -227,7 +228,7 @@ export async function openServices(
       pullRequestReaderFor: async (projectId) => {
         const project = await projects.get(projectId);
         return new CodeHostPullRequestReader(resolveCodeHostSettings(project, project.settings, secretBox), {
-          ...(sourceFetch ? { fetch: sourceFetch } : {}),
+          fetch: sourceFetch,
         });
       },
       logger,
@@ -280,7 +281,7 @@ export async function openServices(
       storage,
       clock,
       box: secretBox,
-      allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+      network: config.outbound,
       onQueued: () => webhookDispatcher.notify(),
     }),
     analyticsRateLimiter: new RateLimiter(

@@ -23,6 +23,7 @@ export async function openContext(
     );
   }
   const logger = createLogger(config.logLevel, io.logs);
+  for (const deprecation of config.deprecations) logger.warn(deprecation);
   const services = await openServices(config, logger);
   return { config, logger, logs: io.logs, services };
 }

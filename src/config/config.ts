@@ -8,6 +8,7 @@ import {
   shippedModelPrices,
   withOverrides,
 } from '../domain/jobs/pricing/model-prices.ts';
+import { ALLOW_SETTING, OutboundPolicy } from '../domain/network/outbound-policy.ts';
 import type { DatabaseConfig } from '../storage/database.ts';
 import { type AnalyticsBackendConfig, parseAnalyticsBackend } from './analytics-backend.ts';
 
@@ -71,10 +72,15 @@ export interface Config {
   };
   /** Key that encrypts stored credentials (code host tokens); null when not configured. */
   secretKey: string | null;
+  /**
+   * Which addresses user-given URLs may reach (webhooks, code-host APIs, git remotes):
+   * public ones, plus what DOCWRIGHT_ALLOW_PRIVATE_NETWORKS names.
+   */
+  outbound: OutboundPolicy;
+  /** Settings that still work but should be replaced, worded for the start-up log. */
+  deprecations: string[];
   /** Signed webhooks out (docs/webhooks.md). */
   webhooks: {
-    /** Deliver to loopback, private, link-local… addresses too (tests, single-machine setups). */
-    allowPrivateNetworks: boolean;
     timeoutSeconds: number;
     /** The wait after a first failed attempt; it doubles after each further one (at most an hour). */
     retryBaseSeconds: number;
@@ -153,8 +159,10 @@ export const SETTINGS = {
     'Co-authored-by trailers to add, as "Name <email>" separated by ";" (default none).',
   DOCWRIGHT_SECRET_KEY:
     'Encrypts stored code-host credentials: a passphrase of 16+ characters or base64:<32 bytes>. Required to store credentials.',
+  DOCWRIGHT_ALLOW_PRIVATE_NETWORKS:
+    'Non-public addresses (loopback, private, link-local, …) that webhooks, code-host API calls and git remotes may reach: false (default: public addresses only), true (any), or a comma-separated list of host names (gitlab.internal, *.corp.example), IP addresses and CIDR ranges (10.0.0.0/8).',
   DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS:
-    'true: webhooks may go to loopback, private, link-local and other non-public addresses (tests, single-machine setups), and code-change automations may read pull requests from a code host on such an address; default false.',
+    'Deprecated alias of DOCWRIGHT_ALLOW_PRIVATE_NETWORKS=true|false (it now covers code hosts and git remotes too); not both.',
   DOCWRIGHT_WEBHOOKS_TIMEOUT_SECONDS:
     'Seconds a webhook receiver has to answer before the attempt fails (default 10).',
   DOCWRIGHT_WEBHOOKS_RETRY_BASE_SECONDS:
@@ -210,6 +218,7 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
     problems.push(`DOCWRIGHT_MODEL must look like provider:model-id (got "${model}")`);
   }
 
+  const deprecations: string[] = [];
   const analyticsFileSetting = read.string('DOCWRIGHT_ANALYTICS_FILE');
   const analyticsFile = analyticsFileSetting === undefined ? null : path.resolve(cwd, analyticsFileSetting);
 
@@ -261,8 +270,9 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
         .filter(Boolean),
     },
     secretKey: read.string('DOCWRIGHT_SECRET_KEY') ?? null,
+    outbound: readOutboundPolicy(read, problems, deprecations),
+    deprecations,
     webhooks: {
-      allowPrivateNetworks: read.boolean('DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS') ?? false,
       timeoutSeconds: read.number('DOCWRIGHT_WEBHOOKS_TIMEOUT_SECONDS', { min: 0.1, max: 300 }) ?? 10,
       retryBaseSeconds: read.number('DOCWRIGHT_WEBHOOKS_RETRY_BASE_SECONDS', { min: 0.01, max: 3600 }) ?? 10,
       retryHours: read.number('DOCWRIGHT_WEBHOOKS_RETRY_HOURS', { min: 0.0001, max: 24 * 30 }) ?? 24,
@@ -310,6 +320,31 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** DOCWRIGHT_ALLOW_PRIVATE_NETWORKS, or its deprecated alias (a boolean, as it always was). */
+function readOutboundPolicy(read: Reader, problems: string[], deprecations: string[]): OutboundPolicy {
+  const setting = read.string(ALLOW_SETTING);
+  const alias = read.boolean('DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS');
+  if (alias !== undefined) {
+    if (setting !== undefined) {
+      problems.push(
+        `DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS is the deprecated alias of ${ALLOW_SETTING}: set only ${ALLOW_SETTING}`,
+      );
+    } else {
+      deprecations.push(
+        `DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS is deprecated: use ${ALLOW_SETTING}=${alias} (it covers webhooks, code-host APIs and git remotes)`,
+      );
+      return alias ? OutboundPolicy.allowAll() : OutboundPolicy.publicOnly();
+    }
+  }
+  if (setting === undefined) return OutboundPolicy.publicOnly();
+  const parsed = OutboundPolicy.parse(setting);
+  if (parsed instanceof OutboundPolicy) return parsed;
+  problems.push(
+    `${ALLOW_SETTING} must be true, false or a comma-separated list of host names, *.domains, IP addresses and CIDR ranges: ${parsed.problems.join('; ')}`,
+  );
+  return OutboundPolicy.publicOnly();
 }
 
 /** The shipped prices, with those of DOCWRIGHT_MODEL_PRICES (inline JSON or a file) laid over them. */

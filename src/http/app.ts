@@ -75,6 +75,9 @@ export async function buildHttpApp({
   // Callback-style hooks: cheaper than async ones on every request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // Also on the raw response: routes that hijack it (POST /mcp) write their own head, which
+    // Node merges with this.
+    reply.raw.setHeader('x-request-id', request.id);
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {

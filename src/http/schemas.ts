@@ -220,7 +220,8 @@ export const JobListQuery = Type.Object({
 
 export type JobListQueryType = Static<typeof JobListQuery>;
 
-const error = (description: string) => Type.Ref('Error', { description });
+/** An error response with its own description (a route's own meaning of a status). */
+export const error = (description: string) => Type.Ref('Error', { description });
 
 /** Error responses every authenticated route may give. */
 export const errorResponses = {

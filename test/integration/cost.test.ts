@@ -78,7 +78,7 @@ describe(`estimated cost and monthly budgets, on ${testBackend}`, { timeout: 60_
       DOCWRIGHT_MODEL_PRICES: JSON.stringify(PRICES),
       DOCWRIGHT_POLL_INTERVAL_MS: '50',
       DOCWRIGHT_SECRET_KEY: 'base64:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=',
-      DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+      DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: 'true',
       ...env,
     };
     const config = loadConfig({ ...settings, DOCWRIGHT_DATA_DIR: dataDir });

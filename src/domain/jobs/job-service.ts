@@ -69,6 +69,9 @@ export class JobService {
    */
   async create(project: Project, prompt: string, options: { draft?: boolean } = {}): Promise<JobView> {
     const at = this.deps.clock();
+    // Not atomic with the insert, on purpose: queueing spends nothing (the spend grows only when
+    // a turn's usage is recorded), so two creations at once see the same total either way. The
+    // bound is the worker's check when a turn starts (start-turn.ts), in that turn's transaction.
     await assertBudgetLeft(this.deps.storage.db, project, at);
     const now = iso(at);
     const job = await queueTurn(

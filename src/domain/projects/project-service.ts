@@ -110,6 +110,8 @@ export class ProjectService {
               ? `; its branches include ${found.branches.join(', ')} (choose one with --ref)`
               : ' (it has no branches yet: push one first)'),
         );
+      case 'forbidden':
+        throw invalid(`repository ${repository} cannot be used: ${found.detail}`);
       case 'unreachable':
         return [
           `Could not check ${repository} now (${found.detail}). If it is private, store credentials with docwright projects update <id> --token-stdin; each job fetches it and reports a failure clearly.`,

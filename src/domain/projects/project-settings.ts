@@ -17,6 +17,9 @@ import { readProjectSettings, toProject } from './project.ts';
 /** The largest monthly budget accepted, in USD. */
 export const MAX_MONTHLY_BUDGET_USD = 1_000_000_000;
 
+/** Why connecting to a host name or address would be refused (the outgoing-network policy), or null. */
+export type HostRefusal = (host: string) => Promise<string | null>;
+
 /** A change to a project's agent settings; `null` clears a value, absent leaves it alone. */
 export interface ProjectSettingsChange {
   model?: string | null;
@@ -53,9 +56,12 @@ export interface ProjectSettingsView {
 export class ProjectSettingsService {
   private readonly storage: Storage;
   private readonly box: SecretBox | null;
-  constructor(storage: Storage, box: SecretBox | null) {
+  private readonly hostRefusal: HostRefusal | null;
+  /** Without `hostRefusal`, API URLs are not checked against the outgoing-network policy (tests). */
+  constructor(storage: Storage, box: SecretBox | null, hostRefusal: HostRefusal | null = null) {
     this.storage = storage;
     this.box = box;
+    this.hostRefusal = hostRefusal;
   }
 
   async show(projectId: string): Promise<ProjectSettingsView> {
@@ -65,6 +71,12 @@ export class ProjectSettingsService {
   }
 
   async update(projectId: string, change: ProjectSettingsChange): Promise<ProjectSettingsView> {
+    const apiUrl = typeof change.apiUrl === 'string' ? checkUrl(change.apiUrl) : change.apiUrl;
+    if (apiUrl && this.hostRefusal) {
+      // Refused up front, as a webhook URL is; each call checks the address it connects to again.
+      const refused = await this.hostRefusal(new URL(apiUrl).hostname);
+      if (refused) throw invalid(`apiUrl ${apiUrl} cannot be used: ${refused}`);
+    }
     return this.storage.db.transaction().execute(async (tx) => {
       const row = await findProject(tx, projectId);
       if (!row) throw notFound(`Project ${projectId} not found`);
@@ -96,8 +108,7 @@ export class ProjectSettingsService {
         host = { kind: guessed };
       }
       if (host !== null) {
-        if (change.apiUrl !== undefined)
-          setOrDelete(host, 'apiUrl', change.apiUrl === null ? null : checkUrl(change.apiUrl));
+        if (apiUrl !== undefined) setOrDelete(host, 'apiUrl', apiUrl);
         if (change.hostRepository !== undefined) {
           setOrDelete(
             host,

@@ -5,6 +5,8 @@ export type RepositoryProbeResult =
   | { kind: 'not-a-repository'; detail: string }
   /** The repository answered, without this branch; `branches` are some it has. */
   | { kind: 'missing-branch'; branches: string[] }
+  /** A remote on an address the outgoing-network policy refuses: never fetched. */
+  | { kind: 'forbidden'; detail: string }
   /** A remote repository that could not be asked (network, or it needs credentials). */
   | { kind: 'unreachable'; detail: string };
 

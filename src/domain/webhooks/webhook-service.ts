@@ -18,6 +18,7 @@ import type { WebhookEndpointRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import type { OutboundPolicy } from '../network/outbound-policy.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { checkEndpointUrl } from './endpoint-url.ts';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
@@ -52,13 +53,17 @@ export interface WebhookServiceDeps {
   clock: Clock;
   /** Seals the signing secrets; null when DOCWRIGHT_SECRET_KEY is not set (endpoints cannot be created). */
   box: SecretBox | null;
-  allowPrivateNetworks: boolean;
+  /** The outgoing-network policy: a URL with a literal IP it refuses is refused at once. */
+  network: OutboundPolicy;
   /** Told when a delivery was queued by hand (test, resend), to wake a sender in this process. */
   onQueued?: () => void;
 }
 
 /** The sealed secret is bound to its endpoint: copied to another row, it does not open. */
 export const secretContext = (endpointId: string) => `webhook:${endpointId}`;
+
+// Rotations that lost the compare-and-set to another one at the same time are retried this often.
+const MAX_ROTATION_ATTEMPTS = 5;
 
 /** A project's webhook endpoints and their delivery logs. */
 export class WebhookService {
@@ -69,7 +74,7 @@ export class WebhookService {
 
   async create(projectId: string, input: { url: string; events?: string[] }): Promise<CreatedWebhook> {
     const { box } = this.deps;
-    const url = checkEndpointUrl(input.url, { allowPrivateNetworks: this.deps.allowPrivateNetworks });
+    const url = checkEndpointUrl(input.url, this.deps.network);
     const events = checkEvents(input.events);
     if (!box) {
       throw invalid(
@@ -115,7 +120,7 @@ export class WebhookService {
     const now = this.deps.clock();
     const changes: WebhookEndpointChanges = { updated_at: iso(now) };
     if (input.url !== undefined) {
-      changes.url = checkEndpointUrl(input.url, { allowPrivateNetworks: this.deps.allowPrivateNetworks });
+      changes.url = checkEndpointUrl(input.url, this.deps.network);
     }
     if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));
     if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
@@ -136,17 +141,22 @@ export class WebhookService {
         'Cannot rotate the secret: DOCWRIGHT_SECRET_KEY is not configured, and signing secrets are stored encrypted with it.',
       );
     }
-    const endpoint = await this.endpoint(projectId, id);
-    const now = this.deps.clock();
-    const secret = newSecret();
-    const row = await updateWebhookEndpoint(this.deps.storage.db, projectId, id, {
-      secret: box.seal(secret, secretContext(endpoint.id)),
-      previous_secret: endpoint.secret,
-      previous_secret_expires_at: iso(new Date(now.getTime() + ROTATION_OVERLAP_MS)),
-      updated_at: iso(now),
-    });
-    if (!row) throw missing(projectId, id);
-    return { ...toEndpointView(row, now), secret };
+    // Compare-and-set on the sealed secret (a fresh nonce each time, so never repeated): two
+    // rotations at once must not both keep the same old secret, losing the first one's answer.
+    for (let attempt = 0; attempt < MAX_ROTATION_ATTEMPTS; attempt++) {
+      const endpoint = await this.endpoint(projectId, id);
+      const now = this.deps.clock();
+      const secret = newSecret();
+      const changes = {
+        secret: box.seal(secret, secretContext(endpoint.id)),
+        previous_secret: endpoint.secret,
+        previous_secret_expires_at: iso(new Date(now.getTime() + ROTATION_OVERLAP_MS)),
+        updated_at: iso(now),
+      };
+      const row = await updateWebhookEndpoint(this.deps.storage.db, projectId, id, changes, endpoint.secret);
+      if (row) return { ...toEndpointView(row, now), secret };
+    }
+    throw conflict('The secret was being rotated by another request at the same time; try again');
   }
 
   /** Removes the endpoint with its deliveries, sent or not. */

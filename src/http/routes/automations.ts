@@ -8,7 +8,7 @@ import {
   triggerBody,
   updateAutomationBody,
 } from '../automation-schemas.ts';
-import { bodyErrorResponses, errorResponses, ok, ProjectParams } from '../schemas.ts';
+import { bodyErrorResponses, error, errorResponses, ok, ProjectParams } from '../schemas.ts';
 
 export interface AutomationRoutesOptions {
   automations: AutomationService;
@@ -40,6 +40,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox<AutomationRoutesOptions
         response: {
           201: ok('AutomationWithSecret', 'The automation (with its webhook secret, for code_change).'),
           ...bodyErrorResponses,
+          409: error('Conflict: the project already has the most automations allowed; delete one first.'),
         },
       },
     },
@@ -163,7 +164,13 @@ export const automationRoutes: FastifyPluginAsyncTypebox<AutomationRoutesOptions
         security,
         params: AutomationParams,
         body: triggerBody(maxPromptLength),
-        response: { 202: ok('TriggeredRun', 'The run and its job.'), ...bodyErrorResponses },
+        response: {
+          202: ok('TriggeredRun', 'The run and its job.'),
+          ...bodyErrorResponses,
+          409: error(
+            'Conflict: the automation is disabled (enable it first), or another process claimed the run at the same moment (try again).',
+          ),
+        },
       },
       // The body is optional: no body is no extra context.
       preValidation: (request, _reply, done) => {

@@ -66,7 +66,7 @@ export const dashboardProjectRoutes: FastifyPluginAsyncTypebox<DashboardProjectR
       schema: {
         summary: 'Create a project',
         description:
-          'The repository and base branch are checked first: a path on the server must be a git repository with that branch (400 otherwise); a remote that cannot be asked now is a warning.',
+          'The repository and base branch are checked first: a path on the server must be a git repository with that branch (400 otherwise); a remote on an address DOCWRIGHT_ALLOW_PRIVATE_NETWORKS does not open is a 400 naming repository; a remote that cannot be asked now is a warning.',
         ...changeDocs,
         body: NewProjectBody,
         response: { 201: CheckedProject, ...dashboardBodyErrors },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { WebhookService } from '../../domain/webhooks/webhook-service.ts';
-import { bodyErrorResponses, errorResponses, ok, ProjectParams } from '../schemas.ts';
+import { bodyErrorResponses, error, errorResponses, ok, ProjectParams } from '../schemas.ts';
 import {
   CreateWebhookBody,
   DeliveryListQuery,
@@ -89,6 +89,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         response: {
           200: ok('WebhookEndpointWithSecret', 'The endpoint, with its new signing secret (shown once).'),
           ...errorResponses,
+          409: error(
+            'Conflict: other rotations of the same endpoint kept winning at the same moment; nothing changed by this one, try again.',
+          ),
         },
       },
     },

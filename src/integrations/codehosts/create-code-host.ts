@@ -12,7 +12,7 @@ export interface CodeHostContext {
   /** The job's repository (URL or local path); the host's repository path is derived from it. */
   repository: string;
   logger?: Logger;
-  /** Tests only: the fetch the GitHub and GitLab clients use. */
+  /** The fetch the GitHub and GitLab clients use (the outgoing-network policy's; tests give others). */
   fetch?: typeof fetch;
 }
 

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { CodeHost, GitCredentials, PullRequestRef } from '../../domain/agent/code-host.ts';
 import type {
   ChangedFile,
@@ -196,6 +197,8 @@ export class GitLabCodeHost implements CodeHost {
     }
     const text = await response.text();
     if (!response.ok) {
+      // The status and its standard words only: the body is the host's (or whatever answers at
+      // the API root) and may hold anything, so none of it goes into a job's failure reason.
       const hint =
         response.status === 401
           ? ' (check the token)'
@@ -205,7 +208,7 @@ export class GitLabCodeHost implements CodeHost {
               ? ' (check the project path and that the token can see it)'
               : '';
       throw new CodeHostError(
-        `GitLab: ${what} failed with ${response.status}: ${errorText(text)}${hint}`,
+        `GitLab: ${what} failed with ${response.status} ${STATUS_CODES[response.status] ?? 'error'}${hint}`,
         response.status,
       );
     }
@@ -215,19 +218,6 @@ export class GitLabCodeHost implements CodeHost {
       throw new CodeHostError(`GitLab: ${what}: the answer was not JSON`, response.status);
     }
   }
-}
-
-/** GitLab errors come as {"message": …} (string, list or object) or {"error": …}. */
-function errorText(text: string): string {
-  try {
-    const data = JSON.parse(text) as { message?: unknown; error?: unknown };
-    const value = data.message ?? data.error;
-    if (typeof value === 'string') return value;
-    if (value !== undefined) return JSON.stringify(value).slice(0, 500);
-  } catch {
-    // not JSON: fall through
-  }
-  return text.slice(0, 200) || 'no details';
 }
 
 /** A diff entry as a changed file; GitLab gives no counts, so they are counted from the diff. */

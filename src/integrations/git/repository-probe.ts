@@ -1,9 +1,11 @@
 import { realpath, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import type { OutboundPolicy } from '../../domain/network/outbound-policy.ts';
 import { isLocalRepository } from '../../domain/projects/code-host-settings.ts';
 import type { RepositoryProbe, RepositoryProbeResult } from '../../domain/projects/repository-probe.ts';
 import { localRepositoryPath } from '../codehosts/local.ts';
 import { GitError, GitRunner } from './git-runner.ts';
+import { guardRemote, RemoteRefusedError } from './remote-guard.ts';
 
 // A remote that does not answer this fast is reported as unreachable, not waited for.
 const REMOTE_TIMEOUT_MS = 15_000;
@@ -12,17 +14,28 @@ const BRANCHES_SHOWN = 10;
 /** Asks git whether a repository exists and has a branch: locally, or with `git ls-remote`. */
 export class GitRepositoryProbe implements RepositoryProbe {
   private readonly git: GitRunner;
-  constructor(logger: Logger) {
+  private readonly network: OutboundPolicy;
+  constructor(logger: Logger, network: OutboundPolicy) {
     this.git = new GitRunner({ logger });
+    this.network = network;
   }
 
   async probe(repository: string, branch: string): Promise<RepositoryProbeResult> {
     if (isLocalRepository(repository)) return this.probeLocal(localRepositoryPath(repository), branch);
+    let pinned: Record<string, string>;
+    try {
+      pinned = await guardRemote(this.network, repository);
+    } catch (error) {
+      if (!(error instanceof RemoteRefusedError)) throw error;
+      // A name that does not resolve now may later; a refused address will not be fetched.
+      return { kind: error.unresolved ? 'unreachable' : 'forbidden', detail: error.message };
+    }
     try {
       // Without credentials: a private repository cannot answer yet (they are set after creation).
       const { stdout } = await this.git.run(['ls-remote', '--heads', '--', repository], {
         cwd: process.cwd(),
         timeoutMs: REMOTE_TIMEOUT_MS,
+        config: pinned,
       });
       return this.found(branch, headsOf(stdout));
     } catch (error) {

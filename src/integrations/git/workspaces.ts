@@ -4,9 +4,11 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { WorkspaceRequest } from '../../domain/agent/documentation-agent.ts';
 import type { DocsTree } from '../../domain/agent/tools/validation/docs-tree.ts';
+import { OutboundPolicy } from '../../domain/network/outbound-policy.ts';
 import { committedTree } from './committed-tree.ts';
 import { GitError, GitRunner, type GitRunOptions, redact } from './git-runner.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
+import { guardRemote, RemoteRefusedError } from './remote-guard.ts';
 
 export type { GitCredentials } from '../../domain/agent/code-host.ts';
 // The request shape is the agent's port (domain); this adapter implements it.
@@ -38,6 +40,8 @@ export interface GitWorkspacesOptions {
   commandTimeoutMs?: number;
   /** Environment git runs in (tests); default: this process's. */
   env?: NodeJS.ProcessEnv;
+  /** Which addresses remotes may be fetched from and pushed to; default public ones only. */
+  network?: OutboundPolicy;
 }
 
 // Finished working copies kept per project for reuse (each is a full copy of the site).
@@ -140,8 +144,10 @@ export class GitWorkspaces {
     const dir = this.workspaceDir(req.jobId);
     return this.locks.run(mirror, async () => {
       await this.ensureMirror(mirror, req, signal);
+      const pinned = await this.guard(req.repository, 'fetch');
       await this.run(['fetch', '--prune', '--no-tags', '--quiet', 'origin'], mirror, {
         credentials: req.credentials,
+        config: pinned,
         ...(signal ? { signal } : {}),
       }).catch((error: unknown) => {
         throw describeFetchFailure(error, req.repository);
@@ -232,8 +238,10 @@ export class GitWorkspaces {
   async push(req: WorkspaceRequest, dir: string, signal?: AbortSignal): Promise<void> {
     checkRequest(req);
     const ref = `refs/heads/${req.branch}`;
+    const pinned = await this.guard(req.repository, 'push to');
     await this.run(['push', '--quiet', '--no-verify', 'origin', `${ref}:${ref}`], dir, {
       credentials: req.credentials,
+      config: pinned,
       ...(signal ? { signal } : {}),
     });
   }
@@ -347,6 +355,16 @@ export class GitWorkspaces {
       await rename(staging, mirror);
     } finally {
       await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  /** The outgoing-network check of the remote, just before git connects; its pinning settings. */
+  private async guard(repository: string, what: string): Promise<Record<string, string>> {
+    try {
+      return await guardRemote(this.opts.network ?? OutboundPolicy.publicOnly(), repository);
+    } catch (error) {
+      if (!(error instanceof RemoteRefusedError)) throw error;
+      throw new GitError(`Cannot ${what} ${redact(repository)}: ${error.message}`, null, '');
     }
   }
 

@@ -56,18 +56,22 @@ export type WebhookEndpointChanges = Partial<
   >
 > & { updated_at: string };
 
-/** Changes the endpoint; its row afterwards, or undefined when there is none. */
+/**
+ * Changes the endpoint; its row afterwards, or undefined when there is none or, with
+ * `ifSecret`, when its sealed secret is no longer that one (compare-and-set).
+ */
 export function updateWebhookEndpoint(
   db: Executor,
   projectId: string,
   id: string,
   changes: WebhookEndpointChanges,
+  ifSecret?: string,
 ): Promise<WebhookEndpointRow | undefined> {
-  return db
+  let query = db
     .updateTable('webhook_endpoints')
     .set(changes)
     .where('project_id', '=', projectId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+    .where('id', '=', id);
+  if (ifSecret !== undefined) query = query.where('secret', '=', ifSecret);
+  return query.returningAll().executeTakeFirst();
 }

@@ -104,6 +104,8 @@ describe(`documentation agent end to end with GitHub, on ${testBackend}`, () => 
       DOCWRIGHT_POLL_INTERVAL_MS: '50',
       DOCWRIGHT_MAX_ATTEMPTS: '3',
       DOCWRIGHT_DATA_DIR: dataDir,
+      // The fake code host and git server listen on loopback, which the policy refuses by default.
+      DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: '127.0.0.1',
     };
     const secretBox = new SecretBox(secretKey);
     const agent = createDocumentationAgent(loadConfig(env), pino({ level: 'silent' }), {

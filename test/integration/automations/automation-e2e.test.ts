@@ -76,6 +76,8 @@ describe(`automation runs end to end with GitHub, on ${testBackend}`, () => {
       DOCWRIGHT_SECRET_KEY: secretKey,
       DOCWRIGHT_POLL_INTERVAL_MS: '50',
       DOCWRIGHT_DATA_DIR: dataDir,
+      // The fake code host and git server listen on loopback, which the policy refuses by default.
+      DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: '127.0.0.1',
     };
     const secretBox = new SecretBox(secretKey);
     const agent = createDocumentationAgent(loadConfig(env), pino({ level: 'silent' }), { secretBox });

@@ -104,15 +104,17 @@ describe(`code-change webhooks start automation runs (${testBackend})`, { timeou
         DOCWRIGHT_SECRET_KEY: secretKey,
         DOCWRIGHT_POLL_INTERVAL_MS: '50',
         DOCWRIGHT_DATA_DIR: dataDir,
-        // The fake hosts listen on 127.0.0.1.
-        DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: String(options.allowPrivateNetworks ?? true),
+        // The fake hosts listen on 127.0.0.1. Not allowed: only the git server is opened, by the
+        // name it is reached by, so the API on 127.0.0.1 stays refused.
+        DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: options.allowPrivateNetworks === false ? 'localhost' : 'true',
       },
     });
     closers.push(() => t.close());
-    const project = await t.services.projects.create({
-      name: 'Acme',
-      repository: `${gitServer.baseUrl}/acme/docs.git`,
-    });
+    const gitUrl =
+      options.allowPrivateNetworks === false
+        ? gitServer.baseUrl.replace('127.0.0.1', 'localhost')
+        : gitServer.baseUrl;
+    const project = await t.services.projects.create({ name: 'Acme', repository: `${gitUrl}/acme/docs.git` });
     let apiUrl: string;
     if (host === 'github') {
       github = await startFakeGitHub({

@@ -188,6 +188,47 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     expect(((await reset.json()) as { agent: { model: null } }).agent.model).toBeNull();
   });
 
+  it('refuses a code-host API URL or repository on a non-public address up front, unless the setting allows it', async () => {
+    t = await startTestApp();
+    const owner = await signIn(t, { role: 'owner' });
+    const url = `/dashboard/api/projects/${t.project.id}/settings`;
+    for (const apiUrl of [
+      'http://127.0.0.1:9/api/v4',
+      'http://localhost:9/api/v4',
+      'http://[fd00:ec2::254]/',
+    ]) {
+      const refused = await owner.request('PATCH', url, { body: { agent: { host: 'gitlab', apiUrl } } });
+      expect(refused.status).toBe(400);
+      expect(await error(refused)).toMatch(
+        /^apiUrl .* cannot be used: Refused: .*(loopback|unique-local).*DOCWRIGHT_ALLOW_PRIVATE_NETWORKS/,
+      );
+    }
+    expect(((await (await owner.request('GET', url)).json()) as { agent: unknown }).agent).toMatchObject({
+      codeHost: null,
+    });
+    for (const repository of ['http://127.0.0.1:9/docs.git', 'git@localhost:acme/docs.git']) {
+      const refused = await owner.request('POST', '/dashboard/api/projects', {
+        body: { name: 'Docs', repository },
+      });
+      expect(refused.status).toBe(400);
+      expect(await error(refused)).toMatch(/^repository .* cannot be used: Refused: .*loopback/);
+    }
+    await t.close();
+
+    t = await startTestApp({ env: { DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: 'localhost,127.0.0.1' } });
+    const allowed = await signIn(t, { role: 'owner' });
+    const opened = await allowed.request('PATCH', `/dashboard/api/projects/${t.project.id}/settings`, {
+      body: { agent: { host: 'gitlab', apiUrl: 'http://localhost:9/api/v4' } },
+    });
+    expect(opened.status).toBe(200);
+    // Nothing answers on port 9: a warning, as for any remote that cannot be asked now.
+    const created = await allowed.request('POST', '/dashboard/api/projects', {
+      body: { name: 'Docs', repository: 'http://127.0.0.1:9/docs.git' },
+    });
+    expect(created.status).toBe(201);
+    expect(((await created.json()) as { warnings: string[] }).warnings[0]).toMatch(/^Could not check/);
+  });
+
   it('stores a token encrypted and never shows it back', async () => {
     t = await startTestApp({ env: { DOCWRIGHT_SECRET_KEY: 'a passphrase long enough for tests' } });
     const admin = await signIn(t, { role: 'admin' });

@@ -23,7 +23,7 @@ describe(`dashboard webhooks in Chromium (${testBackend})`, () => {
     t = await startTestApp({
       env: {
         DOCWRIGHT_SECRET_KEY: 'base64:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=',
-        DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+        DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: 'true',
         DOCWRIGHT_WEBHOOKS_RETRY_BASE_SECONDS: '60',
         DOCWRIGHT_POLL_INTERVAL_MS: '50',
       },

@@ -113,6 +113,8 @@ describe(`a job's event stream, documentation agent end to end, on ${testBackend
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-cache, no-transform');
+    // The route writes its own head (hijacked): the request id is on it as on every answer.
+    expect(response.headers.get('x-request-id')).toMatch(/\S/);
     const stream = new SseReader(response);
     // The stream is open before any work starts: everything after this comes live.
     await stream.readUntil((frames) => frames.some((f) => f.kind === 'event' && f.event === 'message'));

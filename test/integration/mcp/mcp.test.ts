@@ -407,3 +407,20 @@ describe('docwright mcp without its settings or its server', () => {
     SLOW,
   );
 });
+
+describe(`POST /mcp answers as any route does (${testBackend})`, () => {
+  it('carries the x-request-id header, though the transport writes the answer itself', async () => {
+    const app = await startTestApp();
+    try {
+      const response = await app.request('POST', '/mcp', {
+        body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+        headers: { accept: 'application/json, text/event-stream' },
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+      expect(response.headers.get('x-request-id')).toMatch(/\S/);
+    } finally {
+      await app.close();
+    }
+  });
+});

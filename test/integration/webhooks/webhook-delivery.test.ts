@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker } from '../../../src/app/services.ts';
+import { OutboundPolicy } from '../../../src/domain/network/outbound-policy.ts';
 import type { Worker } from '../../../src/domain/runner/worker.ts';
 import { DEFAULT_RETRY_POLICY } from '../../../src/domain/webhooks/backoff.ts';
 import { WebhookDispatcher } from '../../../src/domain/webhooks/dispatcher.ts';
@@ -20,7 +21,7 @@ import {
 const ENV = {
   // A base64 key: no key derivation at start-up.
   DOCWRIGHT_SECRET_KEY: 'base64:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=',
-  DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+  DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: 'true',
   DOCWRIGHT_WEBHOOKS_RETRY_BASE_SECONDS: '0.05',
   DOCWRIGHT_POLL_INTERVAL_MS: '20',
 };
@@ -187,7 +188,7 @@ describe(`webhook delivery (${testBackend})`, { timeout: 60_000 }, () => {
     t = await startTestApp({
       env: {
         ...ENV,
-        DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'false',
+        DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: 'false',
         DOCWRIGHT_WEBHOOKS_RETRY_BASE_SECONDS: '60',
       },
     });
@@ -246,7 +247,7 @@ describe(`webhook delivery (${testBackend})`, { timeout: 60_000 }, () => {
     const { receiver, endpoint } = await receiverAndEndpoint(app, undefined);
     for (let i = 0; i < 40; i++) await app.services.webhooks.test(app.project.id, endpoint.id);
     const senders = ['a', 'b', 'c'].map((name) => {
-      const transport = new HttpWebhookTransport({ allowPrivateNetworks: true });
+      const transport = new HttpWebhookTransport({ policy: OutboundPolicy.allowAll() });
       const sender = new WebhookDispatcher({
         storage: app.services.storage,
         clock: app.services.clock,

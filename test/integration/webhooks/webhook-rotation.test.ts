@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SecretBox } from '../../../src/domain/secrets/secret-box.ts';
+import { secretContext } from '../../../src/domain/webhooks/webhook-service.ts';
+import { findWebhookEndpoint } from '../../../src/storage/queries/webhook-endpoints.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
 import {
@@ -12,7 +15,7 @@ import {
 
 const ENV = {
   DOCWRIGHT_SECRET_KEY: 'base64:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=',
-  DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+  DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: 'true',
   DOCWRIGHT_POLL_INTERVAL_MS: '20',
 };
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -96,5 +99,25 @@ describe(`webhook secret rotation (${testBackend})`, { timeout: 60_000 }, () => 
     await app.request('POST', `${base}/${first.id}/test`);
     const [delivery] = await eventually(() => (receiver.received.length > 0 ? receiver.received : undefined));
     expect(delivery).toMatchObject({ v1Count: 2, signedWith: [third.secret, second.secret] });
+  });
+
+  it('two rotations at once each keep their answer: one secret is the current, the other the previous', async () => {
+    t = await startTestApp({ env: ENV });
+    const app = t;
+    const base = `/v2/agent/${app.project.id}/webhooks`;
+    const first = await json<EndpointBody>(
+      app.request('POST', base, { body: { url: 'https://hooks.example.com/docwright' } }),
+    );
+    // Straight to the service, so both read the endpoint before either writes.
+    const [a, b] = await Promise.all([
+      app.services.webhooks.rotateSecret(app.project.id, first.id),
+      app.services.webhooks.rotateSecret(app.project.id, first.id),
+    ]);
+    const row = await findWebhookEndpoint(app.services.storage.db, app.project.id, first.id);
+    const box = app.services.secretBox as SecretBox;
+    const stored = [row?.secret, row?.previous_secret].map((sealed) =>
+      box.open(sealed as string, secretContext(first.id)),
+    );
+    expect(stored.sort()).toEqual([a.secret, b.secret].sort());
   });
 });

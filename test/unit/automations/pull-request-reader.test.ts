@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { OutboundPolicy } from '../../../src/domain/network/outbound-policy.ts';
 import { CodeHostError } from '../../../src/integrations/codehosts/code-host-error.ts';
 import { createCodeHost } from '../../../src/integrations/codehosts/create-code-host.ts';
-import { publicOnlyFetch } from '../../../src/integrations/codehosts/public-only-fetch.ts';
 import { CodeHostPullRequestReader } from '../../../src/integrations/codehosts/pull-request-reader.ts';
+import { guardedFetch } from '../../../src/integrations/network/guarded-fetch.ts';
 import { type FakeGitHub, type FakePullFile, startFakeGitHub } from '../../helpers/fake-github.ts';
 import { type FakeDiff, type FakeGitLab, startFakeGitLab } from '../../helpers/fake-gitlab.ts';
 
@@ -235,7 +236,7 @@ describe('reading source pull requests from public addresses only', () => {
   it('refuses a code host on a loopback address, by IP or by a name that resolves to one', async () => {
     const fake = await github();
     fake.pullFiles.set('acme/api#1', []);
-    const guarded = publicOnlyFetch();
+    const guarded = guardedFetch(OutboundPolicy.publicOnly());
     for (const apiUrl of [fake.baseUrl, fake.baseUrl.replace('127.0.0.1', 'localhost')]) {
       const reader = new CodeHostPullRequestReader(
         { kind: 'github', apiUrl, auth: { type: 'token', token: TOKEN } },
@@ -257,17 +258,10 @@ describe('reading source pull requests from public addresses only', () => {
     expect(lab.requests).toEqual([]);
   });
 
-  it('is a working fetch for Octokit and the GitLab client where the address is allowed', async () => {
-    // The plumbing, with a lookup that lets this machine through (the policy is tested above).
-    const local = publicOnlyFetch({
-      allowLiteralIp: true,
-      lookup: (_host, options, callback) =>
-        options.all
-          ? (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
-              { address: '127.0.0.1', family: 4 },
-            ])
-          : callback(null, '127.0.0.1', 4),
-    });
+  it('is a working fetch for Octokit and the GitLab client where the policy allows the host', async () => {
+    // A host name entry of DOCWRIGHT_ALLOW_PRIVATE_NETWORKS opens that name, whatever it resolves
+    // to; the fake's next-page links name 127.0.0.1, which an address entry opens.
+    const local = guardedFetch(OutboundPolicy.parse('localhost, 127.0.0.1') as OutboundPolicy);
     const fake = await github();
     fake.pullFiles.set(
       'acme/api#5',
@@ -282,7 +276,7 @@ describe('reading source pull requests from public addresses only', () => {
     const reader = new CodeHostPullRequestReader(
       {
         kind: 'github',
-        apiUrl: fake.baseUrl.replace('127.0.0.1', 'github.internal.test'),
+        apiUrl: fake.baseUrl.replace('127.0.0.1', 'localhost'),
         auth: { type: 'token', token: TOKEN },
       },
       { fetch: local },

@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeHostSettings } from '../../../src/domain/projects/code-host-settings.ts';
@@ -208,7 +210,27 @@ describe('GitLab code host against a fake of the merge requests API', () => {
     const error = await host.findOpenPullRequest(BRANCH).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CodeHostError);
     expect((error as Error).message).toBe(
-      `GitLab: looking for an open merge request from ${BRANCH} failed with 401: 401 Unauthorized (check the token)`,
+      `GitLab: looking for an open merge request from ${BRANCH} failed with 401 Unauthorized (check the token)`,
+    );
+  });
+
+  it('keeps only the status of an error answer, never its body, for the job failure reason', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: 'PG::ConnectionBad at 10.0.0.7 password=hunter2' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const host = createCodeHost(
+      { kind: 'gitlab', apiUrl: `http://127.0.0.1:${port}/api/v4`, token: GL_TOKEN },
+      glCtx,
+    );
+    const error = await host.findOpenPullRequest(BRANCH).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CodeHostError);
+    expect((error as CodeHostError).status).toBe(500);
+    expect((error as Error).message).toBe(
+      `GitLab: looking for an open merge request from ${BRANCH} failed with 500 Internal Server Error`,
     );
   });
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CodeHost, GitCredentials } from '../../../src/domain/agent/code-host.ts';
+import { OutboundPolicy } from '../../../src/domain/network/outbound-policy.ts';
 import { createCodeHost } from '../../../src/integrations/codehosts/create-code-host.ts';
 import { GitWorkspaces, type WorkspaceRequest } from '../../../src/integrations/git/workspaces.ts';
 import { startFakeGitHub } from '../../helpers/fake-github.ts';
@@ -80,6 +81,8 @@ describe('turn → commit → push over smart HTTP → pull request', () => {
       dataDir: path.join(root, 'data'),
       logger: pino({ level: 'silent' }),
       author: { name: 'Docwright', email: 'bot@docwright.test' },
+      // The test git server is on loopback, which the outgoing-network policy refuses by default.
+      network: OutboundPolicy.parse('127.0.0.1') as OutboundPolicy,
     });
 
   it('GitHub: no change leaves no branch and no PR; a change opens one; a follow-up updates it; a retry adds none', async () => {

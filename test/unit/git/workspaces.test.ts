@@ -2,6 +2,9 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, wr
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OutboundPolicy } from '../../../src/domain/network/outbound-policy.ts';
+import { GitRunner } from '../../../src/integrations/git/git-runner.ts';
+import { guardRemote } from '../../../src/integrations/git/remote-guard.ts';
 import { GitError, GitWorkspaces, type WorkspaceRequest } from '../../../src/integrations/git/workspaces.ts';
 import { startGitHttpServer } from '../../helpers/git-http-server.ts';
 import { branches, commitToBare, createBareRepository, git, tempDir } from '../../helpers/git-repos.ts';
@@ -248,13 +251,15 @@ describe('GitWorkspaces over a repository path', () => {
 
 describe('GitWorkspaces over smart HTTP with a token', () => {
   const TOKEN = 'ghp_TestToken1234567890abcdef';
+  // The test server is on loopback, which the outgoing-network policy refuses by default.
+  const LOOPBACK = OutboundPolicy.parse('127.0.0.0/8') as OutboundPolicy;
 
   it('fetches and pushes with the token, which lands in no file, URL, log or error', async () => {
     const server = await startGitHttpServer({ root, token: TOKEN });
     try {
       const url = `${server.baseUrl}/remote.git`;
       const credentials = { token: TOKEN };
-      const ws = workspaces();
+      const ws = workspaces({ network: LOOPBACK });
       const req = request({ repository: url, credentials });
       const { dir } = await ws.prepare(req);
       writeFileSync(path.join(dir, 'guide.mdx'), 'over http\n');
@@ -290,7 +295,7 @@ describe('GitWorkspaces over smart HTTP with a token', () => {
     const server = await startGitHttpServer({ root, token: TOKEN });
     try {
       const url = `${server.baseUrl}/remote.git`;
-      const ws = workspaces();
+      const ws = workspaces({ network: LOOPBACK });
       await expect(ws.prepare(request({ repository: url }))).rejects.toThrow(
         `Cannot fetch ${url}: the code host refused the credentials`,
       );
@@ -307,6 +312,92 @@ describe('GitWorkspaces over smart HTTP with a token', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('git remotes under the outgoing-network policy', () => {
+  const TOKEN = 'ghp_TestToken1234567890abcdef';
+
+  it('refuses to fetch from or push to a loopback remote by default, before git connects', async () => {
+    const server = await startGitHttpServer({ root, token: TOKEN });
+    try {
+      const ws = workspaces();
+      for (const url of [
+        `${server.baseUrl}/remote.git`,
+        `${server.baseUrl.replace('127.0.0.1', 'localhost')}/remote.git`,
+      ]) {
+        const req = request({ repository: url, credentials: { token: TOKEN } });
+        await expect(ws.prepare(req)).rejects.toThrow(
+          new RegExp(
+            `^Cannot fetch ${url.replace(/[.?]/g, '\\$&')}: Refused: .*127\\.0\\.0\\.1 is a loopback address; .*DOCWRIGHT_ALLOW_PRIVATE_NETWORKS`,
+          ),
+        );
+        await expect(ws.push(req, root)).rejects.toThrow(/^Cannot push to .*: Refused: .*loopback/);
+      }
+      expect(server.requests).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fetches from a host name the setting allows, pinned to the address it checked', async () => {
+    const server = await startGitHttpServer({ root, token: TOKEN });
+    try {
+      const url = `${server.baseUrl.replace('127.0.0.1', 'localhost')}/remote.git`;
+      const allowed = OutboundPolicy.parse('localhost') as OutboundPolicy;
+      const port = new URL(url).port;
+      expect(await guardRemote(allowed, url)).toEqual({
+        'http.followRedirects': 'false',
+        'http.curloptResolve': `localhost:${port}:127.0.0.1`,
+      });
+      const ws = workspaces({ network: allowed });
+      const { startSha } = await ws.prepare(request({ repository: url, credentials: { token: TOKEN } }));
+      expect(startSha).toBe(git(remote, 'rev-parse', 'main').trim());
+      expect(server.requests.length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('git connects to the pinned address, not to what the name resolves to', async () => {
+    const server = await startGitHttpServer({ root, token: TOKEN });
+    try {
+      // A name no resolver knows: only the pin can take git to the server.
+      const port = new URL(server.baseUrl).port;
+      const url = `http://docwright-pin.invalid:${port}/git/remote.git`;
+      const runner = new GitRunner({ logger: pino({ level: 'silent' }) });
+      const { stdout } = await runner.run(['ls-remote', '--heads', url], {
+        cwd: root,
+        credentials: { token: TOKEN },
+        config: { 'http.curloptResolve': `docwright-pin.invalid:${port}:127.0.0.1` },
+      });
+      expect(stdout).toContain('refs/heads/main');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('checks ssh and scp-style remotes too, keeps local ones, and refuses other schemes', async () => {
+    const strict = OutboundPolicy.publicOnly();
+    await expect(guardRemote(strict, 'git@127.0.0.1:acme/docs.git')).rejects.toThrow(
+      /Refused: 127\.0\.0\.1 is a loopback/,
+    );
+    await expect(guardRemote(strict, 'ssh://git@localhost/acme/docs.git')).rejects.toThrow(
+      /Refused: localhost resolves to 127\.0\.0\.1 is a loopback/,
+    );
+    await expect(guardRemote(strict, 'git://10.1.2.3/docs.git')).rejects.toThrow(/private/);
+    for (const odd of [
+      'ftp://example.com/docs.git',
+      'http://example.com\\@127.0.0.1/docs.git',
+      'http://user:secret@example.com/docs.git',
+    ]) {
+      await expect(guardRemote(strict, odd)).rejects.toThrow(/^Refused: not a remote Docwright fetches/);
+    }
+    expect(await guardRemote(strict, remote)).toEqual({});
+    expect(await guardRemote(strict, `file://${remote}`)).toEqual({});
+    expect(
+      await guardRemote(OutboundPolicy.parse('10.0.0.0/8') as OutboundPolicy, 'git://10.1.2.3/docs.git'),
+    ).toEqual({});
   });
 });
 

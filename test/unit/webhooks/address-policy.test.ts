@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { forbiddenAddressReason } from '../../../src/domain/webhooks/address-policy.ts';
+import { forbiddenAddressReason } from '../../../src/domain/network/address-ranges.ts';
+import { OutboundPolicy } from '../../../src/domain/network/outbound-policy.ts';
 import { nextAttemptAt } from '../../../src/domain/webhooks/backoff.ts';
 import { checkEndpointUrl } from '../../../src/domain/webhooks/endpoint-url.ts';
 
@@ -32,7 +33,7 @@ describe('webhook address policy', () => {
 });
 
 describe('webhook URL check at creation', () => {
-  const strict = { allowPrivateNetworks: false };
+  const strict = OutboundPolicy.publicOnly();
   it.each([
     ['ftp://example.com/hook', /http/],
     ['not a url', /absolute/],
@@ -53,7 +54,7 @@ describe('webhook URL check at creation', () => {
       'https://hooks.example.com/a?b=1',
     );
     expect(checkEndpointUrl('http://localhost:3000/hook', strict)).toBe('http://localhost:3000/hook');
-    expect(checkEndpointUrl('http://127.0.0.1:8080/hook', { allowPrivateNetworks: true })).toBe(
+    expect(checkEndpointUrl('http://127.0.0.1:8080/hook', OutboundPolicy.allowAll())).toBe(
       'http://127.0.0.1:8080/hook',
     );
   });
