@@ -52,6 +52,13 @@ const pool = new pg.Pool({
   options: `-c search_path=${schema} -c work_mem=32MB -c jit=off`,
   application_name: schema,
 });
+const writers = new pg.Pool({
+  connectionString: BENCH_POSTGRES_URL,
+  max: LANES,
+  pipeline: true,
+  options: `-c search_path=${schema}`,
+  application_name: schema,
+});
 await migrateAnalytics(pool, schema);
 const dictionaries = {
   paths: new Dictionary('analytics_paths'),
@@ -127,6 +134,7 @@ while (next < all.length) {
     groups.map((g) =>
       appendViews(
         pool,
+        writers,
         dictionaries,
         g.map((events) => ({ project: 1, events })),
       ),
@@ -167,4 +175,4 @@ const sizes = await pool.query(
 out(sizes.rows.map((r) => `${r.relname} ${r.size}`).join(', '));
 if (!values.keep) await pool.query(`drop schema ${schema} cascade`);
 else out(`kept schema ${schema}`);
-await pool.end();
+await Promise.all([pool.end(), writers.end()]);
