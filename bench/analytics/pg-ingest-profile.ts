@@ -2,15 +2,17 @@
 // `POST …/events` sends them, `--lanes` transactions at once) and folds, timed apart, with the
 // CPU time of this process and of its PostgreSQL backends, and the time per statement:
 // `node bench/analytics/pg-ingest-profile.ts [--events 1000000] [--fold-every 50000]`.
+// Before/after: copy an older commit's src/integrations/analytics/postgres/ beside it (for
+// example to src/integrations/analytics/postgres-base/, not committed) and pass `--code` its path.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { PreparedEvent } from '../../src/domain/analytics/store.ts';
-import { appendViews } from '../../src/integrations/analytics/postgres/append.ts';
-import { Dictionary } from '../../src/integrations/analytics/postgres/dictionaries.ts';
-import { foldPending } from '../../src/integrations/analytics/postgres/record-visits.ts';
-import { migrateAnalytics } from '../../src/integrations/analytics/postgres/schema.ts';
+import type { appendViews as AppendViews } from '../../src/integrations/analytics/postgres/append.ts';
+import type { Dictionary as DictionaryClass } from '../../src/integrations/analytics/postgres/dictionaries.ts';
+import type { foldPending as FoldPending } from '../../src/integrations/analytics/postgres/record-visits.ts';
+import type { migrateAnalytics as MigrateAnalytics } from '../../src/integrations/analytics/postgres/schema.ts';
 import { BENCH_POSTGRES_URL } from './backends/postgres.ts';
 import { generate } from './dataset.ts';
 
@@ -20,8 +22,28 @@ const { values } = parseArgs({
     'fold-every': { type: 'string', default: '50000' },
     lanes: { type: 'string', default: '2' },
     keep: { type: 'boolean', default: false },
+    // Another copy of src/integrations/analytics/postgres (an older commit's), to compare.
+    code: { type: 'string', default: 'src/integrations/analytics/postgres' },
   },
 });
+const code = new URL(`../../${values.code}/`, import.meta.url);
+const { appendViews } = (await import(new URL('append.ts', code).href)) as {
+  appendViews: typeof AppendViews;
+};
+const { Dictionary } = (await import(new URL('dictionaries.ts', code).href)) as {
+  Dictionary: typeof DictionaryClass;
+};
+const { foldPending } = (await import(new URL('record-visits.ts', code).href)) as {
+  foldPending: typeof FoldPending;
+};
+const { migrateAnalytics } = (await import(new URL('schema.ts', code).href)) as {
+  migrateAnalytics: typeof MigrateAnalytics;
+};
+/** appendViews before the pipelined writers took (pool, dictionaries, requests). */
+const append = (requests: Parameters<typeof AppendViews>[3]) =>
+  appendViews.length === 3
+    ? (appendViews as unknown as (...a: unknown[]) => Promise<unknown>)(pool, dictionaries, requests)
+    : appendViews(pool, writers, dictionaries, requests);
 const EVENTS = Number(values.events);
 const FOLD_EVERY = Number(values['fold-every']);
 const LANES = Number(values.lanes);
@@ -49,12 +71,15 @@ pg.Client.prototype.query = function timed(this: pg.Client, ...args: unknown[]) 
 const pool = new pg.Pool({
   connectionString: BENCH_POSTGRES_URL,
   max: 8,
+  // Connections stay for the whole run: the CPU time of a backend that exits is lost.
+  idleTimeoutMillis: 0,
   options: `-c search_path=${schema} -c work_mem=32MB -c jit=off`,
   application_name: schema,
 });
 const writers = new pg.Pool({
   connectionString: BENCH_POSTGRES_URL,
   max: LANES,
+  idleTimeoutMillis: 0,
   pipeline: true,
   options: `-c search_path=${schema}`,
   application_name: schema,
@@ -130,16 +155,7 @@ while (next < all.length) {
   // As the store's group commit does: 8 requests per transaction, LANES transactions at once.
   const groups: PreparedEvent[][][] = [];
   for (let i = 0; i < round.length; i += 8) groups.push(round.slice(i, i + 8));
-  await Promise.all(
-    groups.map((g) =>
-      appendViews(
-        pool,
-        writers,
-        dictionaries,
-        g.map((events) => ({ project: 1, events })),
-      ),
-    ),
-  );
+  await Promise.all(groups.map((g) => append(g.map((events) => ({ project: 1, events })))));
   appendMs += performance.now() - t;
   appendCpu += (await backendCpu()) - cpu;
   node = process.cpuUsage(node);
@@ -157,7 +173,7 @@ while (next < all.length) {
 const n = all.reduce((s, b) => s + b.length, 0);
 const out = (line: string) => process.stdout.write(`${line}\n`);
 out(
-  `${n} events, folds every ${FOLD_EVERY}, ${LANES} lanes; load ${readFileSync('/proc/loadavg', 'utf8').trim()}`,
+  `${values.code}: ${n} events, folds every ${FOLD_EVERY}, ${LANES} lanes; load ${readFileSync('/proc/loadavg', 'utf8').trim()}`,
 );
 out(
   `append: ${(appendMs / 1000).toFixed(1)} s wall = ${Math.round(n / (appendMs / 1000))} ev/s; PG CPU ${appendCpu.toFixed(1)} s, node CPU ${appendNodeCpu.toFixed(1)} s`,
