@@ -221,7 +221,17 @@ interface ServerInfo {
 async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo }> {
   const child = spawn(
     process.execPath,
-    [path.join(here, 'server.ts'), '--data-dir', dir, '--rotation', ROTATION, ...backendArgs],
+    [
+      ...(process.env.BENCH_SERVER_PROF
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_SERVER_PROF]
+        : []),
+      path.join(here, 'server.ts'),
+      '--data-dir',
+      dir,
+      '--rotation',
+      ROTATION,
+      ...backendArgs,
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -3,7 +3,7 @@ import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categor
 import { type AppendResult, EVENT_FLAGS_MASK, type PreparedEvent } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
 import { lockProject } from './schema.ts';
-import { classBits, DAY_MS } from './visits.ts';
+import { classBitsSql, DAY_MS } from './visits.ts';
 
 export interface AppendDictionaries {
   paths: Dictionary;
@@ -41,29 +41,35 @@ interface Row {
  * their counted ones to analytics_pending, which a fold (record-visits.ts) moves into the
  * first-visit table later, in bulk. Appends to a project are serialised across processes by an
  * advisory lock (reclassification and deletion take it too).
+ *
+ * `writers` is a pool of pipelined connections: the transaction's statements (begin, the
+ * locks, one insert per project, commit) leave in one write and come back in one round trip,
+ * which on a loaded machine is most of an append's time. Dictionary numbers come from `pool`.
  */
 export async function appendViews(
   pool: pg.Pool,
+  writers: pg.Pool,
   dictionaries: AppendDictionaries,
   requests: readonly AppendRequest[],
 ): Promise<AppendResult[]> {
   const rowsPerRequest = await resolve(pool, dictionaries, requests);
-  const client = await pool.connect();
+  // One insert per project: its requests' views deduplicated together, in order (first wins).
+  const byProject = new Map<number, number[]>();
+  requests.forEach((r, i) => {
+    const list = byProject.get(r.project);
+    if (list) list.push(i);
+    else byProject.set(r.project, [i]);
+  });
+  const client = await writers.connect();
+  let broken = false;
   try {
-    await client.query('begin');
-    const projects = [...new Set(requests.map((r) => r.project))].sort((a, b) => a - b);
-    for (const project of projects) {
-      await lockProject(client, project);
+    // Every statement is sent before the first answer is read; each settles on its own. After
+    // a failed one the transaction is aborted, and `commit` ends it as a rollback.
+    const statements: Array<Promise<unknown>> = [client.query('begin')];
+    for (const project of [...byProject.keys()].sort((a, b) => a - b)) {
+      statements.push(lockProject(client, project));
     }
-    const results: AppendResult[] = [];
-    // One pass per project: its requests' views deduplicated together, in order (first wins).
-    const byProject = new Map<number, number[]>();
-    requests.forEach((r, i) => {
-      const list = byProject.get(r.project);
-      if (list) list.push(i);
-      else byProject.set(r.project, [i]);
-    });
-    for (const [project, indexes] of byProject) {
+    const inserts = [...byProject].map(([project, indexes]) => {
       const rows = indexes.flatMap((i) => rowsPerRequest[i] as Row[]);
       // The batch against itself first (the first wins), then against the table: a key the
       // table holds already is not returned by the insert.
@@ -75,8 +81,16 @@ export async function appendViews(
         seen.add(id);
         return true;
       });
-      const inserted = await insertViews(client, project, candidates);
-      const accepted: Row[] = [];
+      return insertViews(client, project, candidates);
+    });
+    statements.push(...inserts, client.query('commit'));
+    const settled = await Promise.allSettled(statements);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const stored = await Promise.all(inserts);
+    const results: AppendResult[] = [];
+    [...byProject.values()].forEach((indexes, k) => {
+      const inserted = stored[k] as Set<string>;
       const taken = new Set<string>();
       for (const i of indexes) {
         let kept = 0;
@@ -90,20 +104,18 @@ export async function appendViews(
             }
             taken.add(id);
           }
-          accepted.push(row);
           kept++;
         }
         results[i] = { accepted: kept, duplicates };
       }
-      await addPending(client, project, accepted);
-    }
-    await client.query('commit');
+    });
     return results;
   } catch (error) {
-    await client.query('rollback').catch(() => {});
+    broken = true;
     throw error;
   } finally {
-    client.release();
+    // After a failure the connection may be mid-transaction: it is closed, not pooled again.
+    client.release(broken);
   }
 }
 
@@ -164,17 +176,26 @@ function eventKey(latin1: string): string {
   return bytes.readBigInt64LE(0).toString();
 }
 
-/** Inserts the views; returns the `day|key` of the keyed ones stored (not already there). */
+/**
+ * Inserts the views and queues the counted ones (class bits, visits.ts) in analytics_pending,
+ * in one statement; returns the `day|key` of the keyed ones stored (not already there).
+ */
 async function insertViews(client: pg.PoolClient, project: number, rows: Row[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   const result = await client.query<{ day: number; event_key: string }>(
-    `insert into analytics_views
-       (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier, event_key,
-        verified)
-     select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int2[], $7::int2[], $8::int2[],
-                              $9::int4[], $10::int4[], $11::int4[], $12::int2[], $13::int4[], $14::int8[], $15::bool[])
-     on conflict do nothing
-     returning case when event_key is not null then day end as day, event_key`,
+    `with stored as (
+       insert into analytics_views as v
+         (project, day, ms, path, visitor, category, purpose, flags, agent, user_agent, referrer, status, classifier,
+          event_key, verified)
+       select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int2[], $7::int2[], $8::int2[],
+                                $9::int4[], $10::int4[], $11::int4[], $12::int2[], $13::int4[], $14::int8[], $15::bool[])
+       on conflict do nothing
+       returning v.day, v.ms, v.path, v.visitor, v.event_key, ${classBitsSql('v')} as bits
+     ), queued as (
+       insert into analytics_pending (project, day, ms, path, visitor, bits)
+       select $1, day, ms, path, visitor, bits from stored where bits <> 0
+     )
+     select day, event_key from stored where event_key is not null`,
     [
       project,
       rows.map((r) => r.day),
@@ -194,27 +215,6 @@ async function insertViews(client: pg.PoolClient, project: number, rows: Row[]):
     ],
   );
   const stored = new Set<string>();
-  for (const r of result.rows) if (r.event_key !== null) stored.add(`${r.day}|${r.event_key}`);
+  for (const r of result.rows) stored.add(`${r.day}|${r.event_key}`);
   return stored;
-}
-
-/** The counted views, for the next fold into the first-visit table (record-visits.ts). */
-async function addPending(client: pg.PoolClient, project: number, rows: readonly Row[]): Promise<void> {
-  const counted = rows.flatMap((r) => {
-    const bits = classBits(r.category, r.purpose, r.verified);
-    return bits === 0 ? [] : [{ r, bits }];
-  });
-  if (counted.length === 0) return;
-  await client.query(
-    `insert into analytics_pending (project, day, ms, path, visitor, bits)
-     select $1, * from unnest($2::int4[], $3::int4[], $4::int4[], $5::bytea[], $6::int4[])`,
-    [
-      project,
-      counted.map((c) => c.r.day),
-      counted.map((c) => c.r.ms),
-      counted.map((c) => c.r.path),
-      counted.map((c) => c.r.visitor),
-      counted.map((c) => c.bits),
-    ],
-  );
 }

@@ -48,15 +48,23 @@ export async function openPostgresAnalyticsStore(
     // They are planned with parameters, so JIT compiles for a cost it never recovers.
     options: `${options.schema ? `-c search_path=${options.schema} ` : ''}-c work_mem=32MB -c jit=off`,
   });
+  // Appends pipeline their statements (append.ts): connections of their own, one per lane.
+  const writers = new pg.Pool({
+    connectionString: options.url,
+    max: FLUSH_LANES,
+    pipeline: true,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
+  writers.on('error', () => {});
   try {
     await migrateAnalytics(pool, options.schema);
   } catch (error) {
-    await pool.end();
+    await Promise.all([pool.end(), writers.end()]);
     throw error;
   }
-  return new PostgresAnalyticsStore(pool, options);
+  return new PostgresAnalyticsStore(pool, writers, options);
 }
 
 const NO_COUNTS: Counts = {
@@ -93,6 +101,7 @@ interface Pending extends AppendRequest {
  */
 export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   private readonly pool: pg.Pool;
+  private readonly writers: pg.Pool;
   private readonly options: PostgresAnalyticsOptions;
   private readonly dictionaries: AppendDictionaries = {
     paths: new Dictionary('analytics_paths'),
@@ -114,8 +123,9 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   private folding: Promise<void> | null = null;
   private foldTimer: NodeJS.Timeout | null = null;
 
-  constructor(pool: pg.Pool, options: PostgresAnalyticsOptions) {
+  constructor(pool: pg.Pool, writers: pg.Pool, options: PostgresAnalyticsOptions) {
     this.pool = pool;
+    this.writers = writers;
     this.options = options;
   }
 
@@ -224,7 +234,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
     if (this.foldTimer) clearTimeout(this.foldTimer);
     // What is still pending stays in analytics_pending: the next export folds it.
     await this.folding;
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.writers.end()]);
   }
 
   /** Writes everything queued, one transaction per round, until the queue is empty (never throws). */
@@ -238,7 +248,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
           const project = (await this.projects.numberOf(this.pool, item.projectId, true)) as number;
           requests.push({ project, events: item.events, ...item.pending });
         }
-        const results = await appendViews(this.pool, this.dictionaries, requests);
+        const results = await appendViews(this.pool, this.writers, this.dictionaries, requests);
         requests.forEach((r, i) => {
           const result = results[i] as AppendResult;
           r.resolve(result);

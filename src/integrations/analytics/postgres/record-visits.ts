@@ -18,13 +18,15 @@ const grouped = (
 /**
  * What a folded (page, visitor, day) row needs from the pair's rows already stored: per class
  * bit i, p<i> the time of the latest view of class i on an earlier day and n<i> the next day
- * with a row of class i; and the bits already stored for that day (`stored`, 0: a new row).
+ * with a row of class i; the bits already stored for that day (`stored`, 0: a new row); and
+ * whether the pair has a stored row on a later day (`later`: only then can a fold raise one).
  * (The pair's few rows are found by the primary key: no condition on the day, whatever the
  * statistics of a table that grows fast say.)
  */
 const STORED = `select ${BITS.map((i) => `max(w.day::int8 * ${DAY_MS} + w.t${i}) filter (where w.day < x.day) as p${i}`).join(', ')},
          ${BITS.map((i) => `min(w.day) filter (where w.day > x.day and w.mask & ${1 << i} <> 0) as n${i}`).join(', ')},
-         coalesce(bit_or(w.mask) filter (where w.day = x.day), 0) as stored
+         coalesce(bit_or(w.mask) filter (where w.day = x.day), 0) as stored,
+         coalesce(bool_or(w.day > x.day), false) as later
     from analytics_visits w
    where w.project = $1 and w.path = x.path and w.visitor = x.visitor`;
 
@@ -35,13 +37,20 @@ const FOLDING = 'analytics_folding r';
 const FOLD_ROWS_TABLE = `create temp table analytics_fold_rows (
     path int4, visitor bytea, day int4, mask int4,
     ${[...BITS.map((i) => `f${i} int4`), ...BITS.map((i) => `t${i} int4`), ...BITS.map((i) => `p${i} int8`), ...BITS.map((i) => `n${i} int4`)].join(', ')},
-    stored int4
+    stored int4, later bool
   ) on commit drop`;
+/**
+ * Each row's p<i> takes the fold's own earlier days of the pair too (a visitor seen on several
+ * days of one fold), so that new rows are stored with their final p and only pairs with a
+ * stored later row need raising (RAISE_LATER).
+ */
 const FOLD_ROWS = `insert into analytics_fold_rows
   select x.path, x.visitor, x.day, x.mask, ${BITS.map((i) => `x.f${i}`).join(', ')}, ${BITS.map((i) => `x.t${i}`).join(', ')},
-         ${BITS.map((i) => `s.p${i}`).join(', ')}, ${BITS.map((i) => `s.n${i}`).join(', ')}, s.stored
+         ${BITS.map((i) => `greatest(s.p${i}, max(x.day::int8 * ${DAY_MS} + x.t${i}) over earlier)`).join(', ')},
+         ${BITS.map((i) => `s.n${i}`).join(', ')}, s.stored, s.later
     from (${grouped(FOLDING)}) x
-    cross join lateral (${STORED}) s`;
+    cross join lateral (${STORED}) s
+  window earlier as (partition by x.path, x.visitor order by x.day rows between unbounded preceding and 1 preceding)`;
 
 const INSERT = `insert into analytics_visits as v (project, path, visitor, day, ${VISIT_COLUMNS.join(', ')})
   select $1, x.path, x.visitor, x.day, x.mask, ${BITS.map((i) => `x.p${i}`).join(', ')},
@@ -55,9 +64,10 @@ const INSERT = `insert into analytics_visits as v (project, path, visitor, day, 
       ${BITS.map((i) => `or excluded.f${i} < v.f${i} or excluded.t${i} > v.t${i}`).join(' ')}`;
 
 /**
- * Later rows of the same pair learn of a view on an earlier day (a late event, or views
- * spanning days): their p<i> becomes that view's time if it is later. $2: the first day with
- * later rows possible; views on or after it cannot have any.
+ * Stored later rows of the same pair learn of a view on an earlier day (a late event, or a
+ * parallel import): their p<i> becomes that view's time if it is later. Only fold rows whose
+ * pair had a stored later row are looked at (`later`): rows this fold inserts took the fold's
+ * earlier days in FOLD_ROWS, so in-order traffic raises nothing.
  */
 const RAISE_LATER = `update analytics_visits v
     set ${BITS.map((i) => `p${i} = greatest(v.p${i}, u.p${i})`).join(', ')}
@@ -66,7 +76,7 @@ const RAISE_LATER = `update analytics_visits v
             ${BITS.map((i) => `max(x.day::int8 * ${DAY_MS} + x.t${i}) as p${i}`).join(', ')}
        from analytics_fold_rows x
        join analytics_visits w on w.project = $1 and w.path = x.path and w.visitor = x.visitor and w.day + 0 > x.day
-      where x.day < $2
+      where x.later
       group by w.path, w.visitor, w.day
    ) u
   where v.project = $1 and v.path = u.path and v.visitor = u.visitor and v.day = u.day
@@ -82,6 +92,7 @@ const previousDay = (i: number) => `coalesce(floor(x.p${i}::float8 / ${DAY_MS}):
  * of the class, if nearer than the one it has; and a new row takes its next days from the
  * pair's later stored rows (STORED). Later rows of the same fold are stored by then, so the
  * nearest of each wins. A next day only ever moves earlier: rows are removed by rebuilds only.
+ * A row whose p are all NULL has no earlier row (stored or in the fold) to link.
  */
 const GAINED = 'x.mask & ~x.stored';
 const LINK_NEXT = `insert into analytics_visit_next as n (project, day, path, visitor, ${BITS.map((i) => `n${i}`).join(', ')})
@@ -91,7 +102,8 @@ const LINK_NEXT = `insert into analytics_visit_next as n (project, day, path, vi
              ${BITS.map((i) => `case when ${GAINED} & ${1 << i} <> 0 and w.day >= ${previousDay(i)} then x.day end`).join(', ')}
         from analytics_fold_rows x
         join analytics_visits w on w.project = $1 and w.path = x.path and w.visitor = x.visitor and w.day + 0 < x.day
-       where ${GAINED} <> 0 and w.day >= least(${BITS.map((i) => `case when ${GAINED} & ${1 << i} <> 0 then ${previousDay(i)} end`).join(', ')})
+       where ${GAINED} <> 0 and coalesce(${BITS.map((i) => `x.p${i}`).join(', ')}) is not null
+         and w.day >= least(${BITS.map((i) => `case when ${GAINED} & ${1 << i} <> 0 then ${previousDay(i)} end`).join(', ')})
       union all
       select x.day, x.path, x.visitor, ${BITS.map((i) => `x.n${i}`).join(', ')}
         from analytics_fold_rows x
@@ -138,13 +150,7 @@ export async function foldPending(pool: pg.Pool, project: number, wait: boolean)
       await client.query(FOLD_ROWS, [project]);
       if (large) await client.query('analyze analytics_fold_rows');
       await client.query(INSERT, [project]);
-      // Only views before the project's last day can have later rows; in-order traffic has
-      // few (those of the day before a fold that spans midnight).
-      const last = await client.query<{ day: number }>(
-        'select max(day) as day from analytics_views where project = $1',
-        [project],
-      );
-      await client.query(RAISE_LATER, [project, last.rows[0]?.day]);
+      await client.query(RAISE_LATER, [project]);
       await client.query(LINK_NEXT, [project]);
     }
     await client.query('commit');
