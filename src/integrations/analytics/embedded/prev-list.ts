@@ -56,36 +56,48 @@ export class PrevList {
   }
 }
 
+/** Above this share of slots in use the table grows (linear probes stay short below it). */
+const MAX_LOAD = 0.8;
+/** The share of slots in use a table is sized, or grown, to: room for the views to come. */
+const TARGET_LOAD = 0.65;
+const TWO_32 = 2 ** 32;
+
 /**
  * The last day each (page, visitor) was seen, per side: one open-addressing table of u32 words
  * [page, visitor, then `days` u16 days two to a word], so a view arriving in time order finds
  * its previous visit in O(1) and a repeat on the same day is recognised without searching the
  * day's list. A project keeps two: human and ai (human ∪ ai is the later of the two; 12 bytes
  * an entry) for every (page, visitor), and the four purposes (16 bytes) only for the pairs with
- * an AI view, which are few.
+ * an AI view, which are few. It is most of an index's memory, so its size is not a power of
+ * two: sized from the exact number of pairs (see rebuildPrevs) it holds about 18 bytes a pair
+ * rather than 16 to 32.
  */
 export class LastSeen {
   private table: Uint32Array;
-  private mask: number;
+  private capacity: number;
+  /** Grow when `size` reaches this. */
+  private limit: number;
   /** Words per entry. */
   private readonly width: number;
   size = 0;
 
   constructor(expected = 1024, days = 2) {
     this.width = 2 + ((days + 1) >> 1);
-    let capacity = 1024;
-    while (capacity * 3 < expected * 4) capacity *= 2;
-    this.table = new Uint32Array(capacity * this.width);
-    this.mask = capacity - 1;
+    this.capacity = Math.max(1024, Math.ceil(expected / TARGET_LOAD));
+    this.limit = Math.floor(this.capacity * MAX_LOAD);
+    this.table = new Uint32Array(this.capacity * this.width);
   }
 
   /** Slot index (in words) of (page, visitor), inserted with zero days if absent. */
   slot(page: number, visitor: number): number {
-    if ((this.size + 1) * 4 > (this.mask + 1) * 3) this.grow();
+    if (this.size >= this.limit) this.grow();
     const table = this.table;
     const width = this.width;
+    const capacity = this.capacity;
     // Page 0 does not exist (dictionary numbers start at 1), so page 0 marks an empty slot.
-    let i = (Math.imul(visitor ^ Math.imul(page, 0x85ebca6b), 0x9e3779b1) >>> 0) & this.mask;
+    // The hash's high bits pick the slot (multiply-shift): any capacity works.
+    const hash = Math.imul(visitor ^ Math.imul(page, 0x85ebca6b), 0x9e3779b1) >>> 0;
+    let i = Math.floor((hash * capacity) / TWO_32);
     for (;;) {
       const at = i * width;
       const p = table[at] as number;
@@ -96,7 +108,7 @@ export class LastSeen {
         return at;
       }
       if (p === page && table[at + 1] === visitor) return at;
-      i = (i + 1) & this.mask;
+      i = i + 1 === capacity ? 0 : i + 1;
     }
   }
 
@@ -123,9 +135,9 @@ export class LastSeen {
   private grow(): void {
     const old = this.table;
     const width = this.width;
-    const capacity = (this.mask + 1) * 2;
-    this.table = new Uint32Array(capacity * width);
-    this.mask = capacity - 1;
+    this.capacity = Math.ceil(this.size / TARGET_LOAD);
+    this.limit = Math.floor(this.capacity * MAX_LOAD);
+    this.table = new Uint32Array(this.capacity * width);
     this.size = 0;
     for (let at = 0; at < old.length; at += width) {
       const page = old[at] as number;

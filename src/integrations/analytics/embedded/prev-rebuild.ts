@@ -41,7 +41,6 @@ interface Segment {
 
 /** Null when a packed day repeats a visitor: that day was unpacked, and the caller tries again. */
 function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
-  let entries = 0;
   let purposeEntries = 0;
   const paths = new Set<number>();
   const pageSegments = days.map((day) => new Map(pagesOf(day)));
@@ -50,13 +49,15 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
       paths.add(path);
       segments.forEach((segment, side) => {
         if (!segment) return;
-        if (side < SIDE_PURPOSE) entries += segment.end - segment.start;
-        else purposeEntries += segment.end - segment.start;
+        if (side >= SIDE_PURPOSE) purposeEntries += segment.end - segment.start;
       });
     }
   }
-  const seen = new LastSeen(Math.ceil(entries / 2));
-  const purposeSeen = new LastSeen(Math.ceil(purposeEntries / 2), PURPOSE_COUNT);
+  // Sized for the distinct pairs, not the entries (a pair has one a day it came): the tables
+  // are most of an index's memory.
+  const [pairs, purposePairs] = countPairs(paths, pageSegments, universe, purposeEntries > 0);
+  const seen = new LastSeen(pairs);
+  const purposeSeen = new LastSeen(purposePairs, PURPOSE_COUNT);
   // One array of last days per side, indexed by visitor number; purpose sides only when used.
   const scratch: Uint16Array[] = [];
   for (let side = 0; side < LIST_SIDES; side++)
@@ -138,6 +139,45 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
     }
   }
   return { lastSeen: seen, purposeSeen };
+}
+
+/**
+ * The distinct (page, visitor) pairs of the human, ai and total sides, and of the purpose sides
+ * (counted only if `purposes`): one pass, a stamp per visitor holding the last page counted.
+ */
+function countPairs(
+  paths: ReadonlySet<number>,
+  pageSegments: ReadonlyArray<Map<number, Array<Segment | null>>>,
+  universe: number,
+  purposes: boolean,
+): [pairs: number, purposePairs: number] {
+  const stamp = new Uint32Array(universe);
+  const purposeStamp = new Uint32Array(purposes ? universe : 0);
+  let pairs = 0;
+  let purposePairs = 0;
+  for (const path of paths) {
+    for (const pages of pageSegments) {
+      const segments = pages.get(path);
+      if (!segments) continue;
+      for (let side = 0; side < LIST_SIDES; side++) {
+        const segment = segments[side];
+        if (!segment || (side >= SIDE_PURPOSE && !purposes)) continue;
+        const marks = side < SIDE_PURPOSE ? stamp : purposeStamp;
+        const { values, start, end } = segment;
+        let added = 0;
+        for (let i = start; i < end; i++) {
+          const visitor = values[i] as number;
+          if (marks[visitor] !== path) {
+            marks[visitor] = path;
+            added++;
+          }
+        }
+        if (side < SIDE_PURPOSE) pairs += added;
+        else purposePairs += added;
+      }
+    }
+  }
+  return [pairs, purposePairs];
 }
 
 /** A day's pages with their list segments (index-layout.ts), whichever form the day is in. */
