@@ -49,6 +49,28 @@ export class PrevList {
     return count;
   }
 
+  /** Keeps one entry per visitor (the one with the earliest previous visit), in visitor order. */
+  dedupe(): void {
+    const n = this.length;
+    if (n < 2) return;
+    // Visitor-major keys (both parts fit a float64 exactly), sorted natively.
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = (this.values[i] as number) * 65_536 + (this.prev[i] as number);
+    keys.sort();
+    let kept = 0;
+    let last = -1;
+    for (let i = 0; i < n; i++) {
+      const key = keys[i] as number;
+      const visitor = Math.floor(key / 65_536);
+      if (visitor === last) continue;
+      last = visitor;
+      this.values[kept] = visitor;
+      this.prev[kept] = key - visitor * 65_536;
+      kept++;
+    }
+    this.length = kept;
+  }
+
   trim(): void {
     if (this.values.length === this.length) return;
     this.values = this.values.slice(0, this.length);

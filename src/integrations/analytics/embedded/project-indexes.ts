@@ -86,11 +86,19 @@ export class ProjectIndexes {
     } else {
       for (const day of days) index.setDay(day);
     }
-    // Snapshots hold the lists with their previous visits; the last-seen table is rebuilt.
-    if (index.days.size > 0) index.reorder(this.db.visitorUniverse(), this.yesterday());
     index.generation = generation;
     this.loaded.set(projectNo, index);
-    this.replay(this.db.chunks.projectAfter(projectNo, covered, this.tailSeq));
+    // The log after the snapshots is taken in without previous visits, then every previous
+    // visit and the last-seen tables are rebuilt once (snapshots do not hold the tables). An
+    // import's parallel workers commit days out of order: followed view by view, nearly every
+    // view came late, and the rebuild then unpacked every day at once (the server's peak memory).
+    index.deferPrevs = true;
+    try {
+      this.replay(this.db.chunks.projectAfter(projectNo, covered, this.tailSeq));
+    } finally {
+      index.deferPrevs = false;
+    }
+    if (index.days.size > 0) index.reorder(this.db.visitorUniverse(), this.yesterday());
     return index;
   }
 
