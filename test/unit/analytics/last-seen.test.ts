@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { LastSeen } from '../../../src/integrations/analytics/embedded/prev-list.ts';
 
-describe('LastSeen (the last-seen table of (page, visitor) pairs)', () => {
-  it('keeps every pair and its days through growth, whatever its starting size', () => {
-    for (const expected of [1, 2_000, 20_000]) {
-      const seen = new LastSeen(expected, 4);
+describe('LastSeen (the last-seen tables of (page, visitor) pairs)', () => {
+  it('keeps every pair and its days through growth, whatever room was reserved', () => {
+    for (const expected of [0, 5, 100]) {
+      const seen = new LastSeen(4);
+      for (let page = 1; page <= 700; page++) seen.reserve(page, expected);
       const reference = new Map<string, number[]>();
       // Pseudo-random pairs with repeats, more than the table starts with, so it grows.
       let x = 12345;

@@ -53,17 +53,20 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
       });
     }
   }
-  // Sized for the distinct pairs, not the entries (a pair has one a day it came): the tables
-  // are most of an index's memory.
-  const [pairs, purposePairs] = countPairs(paths, pageSegments, universe, purposeEntries > 0);
-  const seen = new LastSeen(pairs);
-  const purposeSeen = new LastSeen(purposePairs, PURPOSE_COUNT);
+  const seen = new LastSeen();
+  const purposeSeen = new LastSeen(PURPOSE_COUNT);
+  // Per visitor, the last page whose pairs were counted (page numbers start at 1).
+  const stamp = new Uint32Array(universe);
   // One array of last days per side, indexed by visitor number; purpose sides only when used.
   const scratch: Uint16Array[] = [];
   for (let side = 0; side < LIST_SIDES; side++)
     scratch.push(new Uint16Array(side < SIDE_PURPOSE || purposeEntries > 0 ? universe : 0));
   let sortScratch = new Float64Array(0);
   for (const path of paths) {
+    // The tables are sized for the page's distinct pairs (the largest part of an index).
+    const [pairs, purposePairs] = countPairs(path, pageSegments, stamp, purposeEntries > 0);
+    seen.reserve(path, pairs);
+    if (purposePairs > 0) purposeSeen.reserve(path, purposePairs);
     for (let d = 0; d < days.length; d++) {
       const day = days[d] as DayIndex;
       const segments = pageSegments[d]?.get(path);
@@ -142,40 +145,41 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
 }
 
 /**
- * The distinct (page, visitor) pairs of the human, ai and total sides, and of the purpose sides
- * (counted only if `purposes`): one pass, a stamp per visitor holding the last page counted.
+ * The distinct visitors of a page on the human, ai and total sides, and on the purpose sides
+ * (counted only if `purposes`): `stamp` holds per visitor the last page counted, so it needs no
+ * clearing between pages. Purpose pairs are counted by stamping `page` with the top bit set.
  */
 function countPairs(
-  paths: ReadonlySet<number>,
+  path: number,
   pageSegments: ReadonlyArray<Map<number, Array<Segment | null>>>,
-  universe: number,
+  stamp: Uint32Array,
   purposes: boolean,
 ): [pairs: number, purposePairs: number] {
-  const stamp = new Uint32Array(universe);
-  const purposeStamp = new Uint32Array(purposes ? universe : 0);
   let pairs = 0;
   let purposePairs = 0;
-  for (const path of paths) {
+  for (const [from, to, mark] of [
+    [0, SIDE_PURPOSE, path],
+    [SIDE_PURPOSE, purposes ? LIST_SIDES : SIDE_PURPOSE, (path | 0x80000000) >>> 0],
+  ] as const) {
+    let added = 0;
     for (const pages of pageSegments) {
       const segments = pages.get(path);
       if (!segments) continue;
-      for (let side = 0; side < LIST_SIDES; side++) {
+      for (let side = from; side < to; side++) {
         const segment = segments[side];
-        if (!segment || (side >= SIDE_PURPOSE && !purposes)) continue;
-        const marks = side < SIDE_PURPOSE ? stamp : purposeStamp;
+        if (!segment) continue;
         const { values, start, end } = segment;
-        let added = 0;
         for (let i = start; i < end; i++) {
           const visitor = values[i] as number;
-          if (marks[visitor] !== path) {
-            marks[visitor] = path;
+          if (stamp[visitor] !== mark) {
+            stamp[visitor] = mark;
             added++;
           }
         }
-        if (side < SIDE_PURPOSE) pairs += added;
-        else purposePairs += added;
       }
     }
+    if (from === 0) pairs = added;
+    else purposePairs = added;
   }
   return [pairs, purposePairs];
 }
