@@ -335,12 +335,13 @@ function logMemoryByPhase(): void {
       )
         top = s;
     }
-    if (!top) return;
-    // The peak (VmHWM) may have been reached between samples, inside a synchronous step.
-    const peak = Math.max(...samples.filter((s) => (s.t as number) < until).map((s) => s.hwm ?? 0));
-    log(
-      `  server memory in ${name}: RSS ${mb(top.rss)} MB at most, peak so far ${mb(peak)} MB (at that RSS: heap ${mb(top.heapUsed)} of ${mb(top.heapTotal)} MB, array buffers ${mb(top.arrayBuffers)} MB, external ${mb(top.external)} MB)`,
-    );
+    // The peak (VmHWM) reached by the phase's end: the first sample after it says, since a long
+    // synchronous step (the first query) gets no sample of its own.
+    const after = samples.find((s) => (s.t as number) >= until) ?? samples[samples.length - 1];
+    const atTop = top
+      ? `RSS ${mb(top.rss)} MB at most (then heap ${mb(top.heapUsed)} of ${mb(top.heapTotal)} MB, array buffers ${mb(top.arrayBuffers)} MB, external ${mb(top.external)} MB)`
+      : 'no sample (the event loop was busy throughout)';
+    log(`  server memory in ${name}: ${atTop}; peak by its end ${mb(after?.hwm)} MB`);
   });
 }
 
