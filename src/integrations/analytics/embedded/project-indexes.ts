@@ -4,7 +4,7 @@ import type { AnalyticsDatabase } from './analytics-database.ts';
 import { DAY_MS, type DayIndex } from './day-index.ts';
 import { ProjectIndex } from './project-index.ts';
 import type { Chunk } from './record.ts';
-import { deserializeDay, serializeDay } from './snapshot.ts';
+import { daySerializer, deserializeDay } from './snapshot.ts';
 
 /** The old days are packed again every this many views applied (see `apply`). */
 export const BULK_TRIM_THRESHOLD = 100_000;
@@ -119,12 +119,14 @@ export class ProjectIndexes {
   /** Writes snapshots of the days of every loaded index changed since its last checkpoint. */
   checkpoint(): void {
     const today = Math.floor(this.clock().getTime() / DAY_MS);
+    // One buffer for every day's snapshot: each is stored before the next is written.
+    const serialize = daySerializer();
     for (const index of this.loaded.values()) {
       this.db.checkpoints.save(index.projectNo, this.tailSeq, index.generation, function* (stored) {
         for (const day of index.days.values()) {
           if (day.lastSeq <= stored) continue;
           if (day.day < today - 1) day.trim();
-          yield { day: day.day, data: serializeDay(day) };
+          yield { day: day.day, data: serialize(day) };
         }
       });
     }
