@@ -86,11 +86,17 @@ log(
   `generated in ${((performance.now() - started) / 1000).toFixed(1)} s (${(statSync(jsonFile).size / 1e9).toFixed(2)} GB of JSON lines)`,
 );
 
-// 2. Server.
+// 2. Server. It samples its memory into a file; `phase` marks when each step below began, so
+// the memory summary (step 7) can say where the resident peak happened.
+const memoryLogFile = path.join(dir, 'server-memory.jsonl');
+const phases: Array<{ name: string; at: number }> = [];
+const phase = (name: string) => phases.push({ name, at: Date.now() });
+phase('start');
 const server = await startServer();
 log(`server pid ${server.info.pid} at ${server.info.url}`);
 
 // 3. Log import (JSON lines: the full data set), then a combined-format file into another project.
+phase('log import');
 const imported = await runImport(server.info.main, jsonFile);
 log(
   `log import (JSON lines, full data set): ${fmt(imported.lines)} lines in ${imported.seconds.toFixed(1)} s = ${fmt(imported.linesPerSecond)} lines/s (${fmt(imported.imported)} imported, ${fmt(imported.skipped)} skipped)`,
@@ -112,6 +118,7 @@ if (COMBINED_LINES > 0) {
 }
 
 // 4. First query: the server catches up with the imported events and builds its index.
+phase('first query');
 started = performance.now();
 await visitors(server.info.main, server.info.key, START, START + 20 * DAY);
 log(
@@ -119,6 +126,7 @@ log(
 );
 
 // 5. Export latency.
+phase('exports');
 const results: Record<string, { cold: number[]; cached: number[] }> = {};
 for (const length of [1, 7, 20]) {
   const starts = Math.max(1, DAYS - length + 1);
@@ -160,6 +168,7 @@ log(
 );
 
 // 6. HTTP ingestion into a second project (its index loaded first, so updates are included).
+phase('HTTP ingestion');
 await visitors(server.info.http, server.info.httpAdmin, START, START + DAY);
 const bodies = buildBodies(HTTP_EVENTS, 1000);
 started = performance.now();
@@ -172,9 +181,11 @@ const retried = await sendAll(server.info, bodies.slice(0, 20), 4);
 log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);
 
 // 7. Memory.
+phase('after');
 const status = readFileSync(`/proc/${server.info.pid}/status`, 'utf8');
 const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
 log(`server resident memory: ${fmt(kb('VmRSS') / 1024)} MB now, ${fmt(kb('VmHWM') / 1024)} MB peak`);
+logMemoryByPhase();
 
 // 8. Baseline: naive SQL over the raw events in DuckDB, and the answers compared.
 const duck = await duckdbBaseline();
@@ -230,6 +241,8 @@ async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo 
       dir,
       '--rotation',
       ROTATION,
+      '--memory-log',
+      memoryLogFile,
       ...backendArgs,
     ],
     {
@@ -300,6 +313,39 @@ async function visitors(
     totals: pick(report.totals),
     visitors: report.visitors.map((row) => ({ path: row.path, ...pick(row) })),
   };
+}
+
+/** Per phase, the server's highest sampled RSS and what it was made of (process.memoryUsage). */
+function logMemoryByPhase(): void {
+  let samples: Array<Record<string, number>> = [];
+  try {
+    samples = readFileSync(memoryLogFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+  } catch {
+    return;
+  }
+  const mb = (n: number | undefined) => fmt((n ?? 0) / 1e6);
+  phases.forEach(({ name, at }, i) => {
+    const until = phases[i + 1]?.at ?? Number.POSITIVE_INFINITY;
+    let top: Record<string, number> | undefined;
+    for (const s of samples) {
+      if (
+        (s.t as number) >= at &&
+        (s.t as number) < until &&
+        (!top || (s.rss as number) > (top.rss as number))
+      )
+        top = s;
+    }
+    // The peak (VmHWM) reached by the phase's end: the first sample after it says, since a long
+    // synchronous step (the first query) gets no sample of its own.
+    const after = samples.find((s) => (s.t as number) >= until) ?? samples[samples.length - 1];
+    const atTop = top
+      ? `RSS ${mb(top.rss)} MB at most (then heap ${mb(top.heapUsed)} of ${mb(top.heapTotal)} MB, array buffers ${mb(top.arrayBuffers)} MB, external ${mb(top.external)} MB)`
+      : 'no sample (the event loop was busy throughout)';
+    log(`  server memory in ${name}: ${atTop}; peak by its end ${mb(after?.hwm)} MB`);
+  });
 }
 
 function buildBodies(count: number, batch: number): string[] {

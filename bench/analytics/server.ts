@@ -1,5 +1,6 @@
 // Benchmark server: the real Docwright HTTP app over a data dir, with analytics options that
 // have no environment variable yet (salt rotation, no export rate limit). Prints one JSON line.
+import { appendFileSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
@@ -19,8 +20,23 @@ const { values } = parseArgs({
     'clickhouse-database': { type: 'string' },
     // The PostgreSQL backend (bench/analytics/backends/postgres.ts): views in this schema.
     'pg-schema': { type: 'string' },
+    // A file to append the process's memory to every 250 ms (one JSON line each), so the bench
+    // can say in which phase the resident peak happened and what it was made of.
+    'memory-log': { type: 'string' },
   },
 });
+const memoryLog = values['memory-log'];
+if (memoryLog) {
+  setInterval(() => {
+    const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+    // The peak so far: a long synchronous step (the first query's replay) blocks this timer.
+    const hwm = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+    appendFileSync(
+      memoryLog,
+      `${JSON.stringify({ t: Date.now(), rss, hwm, heapUsed, heapTotal, external, arrayBuffers })}\n`,
+    );
+  }, 250).unref();
+}
 const dataDir = values['data-dir'] ?? '';
 const config = loadConfig({
   DOCWRIGHT_DATA_DIR: dataDir,

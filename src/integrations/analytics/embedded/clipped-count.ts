@@ -56,6 +56,12 @@ export function edgeCode(category: number, purpose: number): number {
   return code;
 }
 
+/** One zeroed flag word per visitor number for each edge (see countClipped). */
+export interface EdgeFlags {
+  left: Uint16Array;
+  right: Uint8Array;
+}
+
 export interface ClippedRange {
   /** The days wholly inside the range, ascending, with exact previous visits. */
   whole: readonly DayIndex[];
@@ -67,15 +73,15 @@ export interface ClippedRange {
   right: { edge: EdgeViews; index: DayIndex } | null;
 }
 
-// Per-visitor flags of the page being counted (one u32 per visitor number), side k = 0..6:
-/** Seen on the clipped first day inside the range, on side k: bit k. */
+// Per-visitor flags of the page being counted, side k = 0..6, in two arrays so that each
+// stays small enough for the cache (the right edge's scan reads only its byte per visitor):
+/** Left flags (u16): seen on the clipped first day inside the range, on side k: bit k. */
 const LEFT = 0;
-/** A whole-day entry of side k whose previous visit was on the clipped first day: bit 7 + k. */
+/** Left flags: a whole-day entry of side k whose previous visit was on the clipped first day: bit 7 + k. */
 const BACK = LIST_SIDES;
-/** Seen on the clipped last day inside the range, on side k: bit 14 + k. */
-const RIGHT = 2 * LIST_SIDES;
-/** Already counted among the clipped first day's visitors. */
-const LEFT_DONE = 1 << (3 * LIST_SIDES);
+/** Left flags: already counted among the clipped first day's visitors. */
+const LEFT_DONE = 1 << (2 * LIST_SIDES);
+/** Right flags (u8): seen on the clipped last day inside the range, on side k: bit k. */
 const SIDES_MASK = (1 << LIST_SIDES) - 1;
 
 /**
@@ -88,10 +94,13 @@ const SIDES_MASK = (1 << LIST_SIDES) - 1;
  * - a visitor of the clipped last day R is new unless its previous visit before R (from R's
  *   own index) is in the whole days, or is on L and it is among the clipped first day's visitors.
  * No hash tables: every step is a sequential scan or a counting sort by page. `flags` must be
- * all zero and at least `universe` long; it is left all zero. Left and right must be different
+ * all zero and at least `universe` long; they are left all zero. Left and right must be different
  * days. Returns one array per side, indexed by path.
  */
-export function countClipped(range: ClippedRange, flags: Uint32Array): Int32Array[] {
+export function countClipped(
+  range: ClippedRange,
+  { left: flags, right: rightFlags }: EdgeFlags,
+): Int32Array[] {
   const { left, right, firstWhole } = range;
   const lv = left ? left.views : null;
   const rv = right ? right.edge.views : null;
@@ -196,27 +205,27 @@ export function countClipped(range: ClippedRange, flags: Uint32Array): Int32Arra
           const v = rv.visitors[i] as number;
           const code = rv.codes[i] as number;
           sides |= code;
-          flags[v] = (flags[v] as number) | (code << RIGHT);
+          rightFlags[v] = (rightFlags[v] as number) | code;
         }
         for (let side = 0; side < LIST_SIDES; side++) {
           if ((sides & (1 << side)) === 0) continue;
           const list = rightLists(path, side);
           if (!list) continue;
           const { values, prev, start, end } = list;
-          const inRange = 1 << (RIGHT + side);
+          const inRange = 1 << side;
           const onLeft = 1 << (LEFT + side);
           let count = 0;
           for (let j = start; j < end; j++) {
-            const f = flags[values[j] as number] as number;
-            if ((f & inRange) === 0) continue;
+            const v = values[j] as number;
+            if (((rightFlags[v] as number) & inRange) === 0) continue;
             const p = prev[j] as number;
             // Before the range: new. On L: new unless seen on L inside the range. Else: counted.
-            if (p < firstWhole && (p !== leftDay || (f & onLeft) === 0)) count++;
+            if (p < firstWhole && (p !== leftDay || ((flags[v] as number) & onLeft) === 0)) count++;
           }
           const sum = sums[side] as Int32Array;
           sum[path] = (sum[path] as number) + count;
         }
-        for (let k = from; k < to; k++) flags[rv.visitors[order[k] as number] as number] = 0;
+        for (let k = from; k < to; k++) rightFlags[rv.visitors[order[k] as number] as number] = 0;
       }
     }
 

@@ -7,6 +7,8 @@ export interface Members {
   values: Uint32Array;
   length: number;
   views: number;
+  /** The members as a bitmap, if the set keeps one for a union over `words` words (VisitorSet.bits). */
+  bits?(words: number): Int32Array | null;
 }
 
 /** Human, the ai side, and their union. */
@@ -52,6 +54,19 @@ export function unionCounts(
   let total = 0;
   let members = 0;
   for (const set of humanSets) {
+    const bits = set.bits?.(words);
+    if (bits) {
+      // Dense: a word at a time.
+      members += words;
+      for (let w = 0; w < bits.length; w++) {
+        const fresh = (bits[w] as number) & ~(seenHuman[w] as number);
+        if (fresh === 0) continue;
+        seenHuman[w] = (seenHuman[w] as number) | fresh;
+        human += popcount(fresh);
+        total += popcount(fresh & ~(seenAi[w] as number));
+      }
+      continue;
+    }
     const values = set.values;
     const length = set.length;
     members += length;
@@ -68,6 +83,18 @@ export function unionCounts(
     }
   }
   for (const set of aiSets) {
+    const bits = set.bits?.(words);
+    if (bits) {
+      members += words;
+      for (let w = 0; w < bits.length; w++) {
+        const fresh = (bits[w] as number) & ~(seenAi[w] as number);
+        if (fresh === 0) continue;
+        seenAi[w] = (seenAi[w] as number) | fresh;
+        ai += popcount(fresh);
+        total += popcount(fresh & ~(seenHuman[w] as number));
+      }
+      continue;
+    }
     const values = set.values;
     const length = set.length;
     members += length;
@@ -94,6 +121,13 @@ export function unionCounts(
       for (let i = 0; i < set.length; i++) seenAi[(set.values[i] as number) >>> 5] = 0;
   }
   return { human, ai, total };
+}
+
+/** Set bits of a 32-bit word. */
+function popcount(x: number): number {
+  let n = x - ((x >>> 1) & 0x55555555);
+  n = (n & 0x33333333) + ((n >>> 2) & 0x33333333);
+  return Math.imul((n + (n >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /** Distinct visitors of a family of sets (one side of `unionCounts`). */

@@ -59,6 +59,11 @@ export interface DayOwner {
   lastSeen: LastSeen;
   /** The four purposes' days of the (page, visitor) pairs with an AI view. */
   purposeSeen: LastSeen;
+  /**
+   * Views are being taken in without their previous visits (a bulk replay of the log): each is
+   * listed with none, its day marked as repeating, and the owner rebuilds them all at the end.
+   */
+  deferPrevs: boolean;
   outOfOrder(day: number): void;
 }
 
@@ -145,7 +150,11 @@ export class DayIndex {
       page = emptyEntry();
       this.pages.set(path, page);
     }
-    const owner = this.owner;
+    let owner = this.owner;
+    if (owner?.deferPrevs) {
+      owner = null;
+      this.repeats = true;
+    }
     if (withPurpose) {
       const at = owner ? owner.purposeSeen.slot(path, visitor) : -1;
       this.addToSide(page, SIDE_PURPOSE + purpose - 1, visitor, owner?.purposeSeen ?? null, at, purpose - 1);
@@ -234,6 +243,13 @@ export class DayIndex {
 
   private pack(): void {
     if (this.packed || this.pages.size === 0) return;
+    if (this.repeats) {
+      // One entry per visitor, whichever previous visit it keeps: they are all rebuilt before
+      // counting (the owner knows they are out of order, or is deferring them), and a packed
+      // day without repeats is rebuilt in place instead of unpacked.
+      for (const page of this.pages.values()) for (const list of page.lists) list?.dedupe();
+      this.repeats = false;
+    }
     let total = 0;
     let longest = 0;
     for (const page of this.pages.values()) {

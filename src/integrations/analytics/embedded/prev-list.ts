@@ -49,6 +49,28 @@ export class PrevList {
     return count;
   }
 
+  /** Keeps one entry per visitor (the one with the earliest previous visit), in visitor order. */
+  dedupe(): void {
+    const n = this.length;
+    if (n < 2) return;
+    // Visitor-major keys (both parts fit a float64 exactly), sorted natively.
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = (this.values[i] as number) * 65_536 + (this.prev[i] as number);
+    keys.sort();
+    let kept = 0;
+    let last = -1;
+    for (let i = 0; i < n; i++) {
+      const key = keys[i] as number;
+      const visitor = Math.floor(key / 65_536);
+      if (visitor === last) continue;
+      last = visitor;
+      this.values[kept] = visitor;
+      this.prev[kept] = key - visitor * 65_536;
+      kept++;
+    }
+    this.length = kept;
+  }
+
   trim(): void {
     if (this.values.length === this.length) return;
     this.values = this.values.slice(0, this.length);
@@ -56,82 +78,111 @@ export class PrevList {
   }
 }
 
+/** Above this share of slots in use a table grows (linear probes stay short below it). */
+const MAX_LOAD = 0.8;
+/** The share of slots in use a table is sized, or grown, to: room for the views to come. */
+const TARGET_LOAD = 0.65;
+const TWO_32 = 2 ** 32;
+const EMPTY: Uint32Array = new Uint32Array(0);
+
 /**
- * The last day each (page, visitor) was seen, per side: one open-addressing table of u32 words
- * [page, visitor, then `days` u16 days two to a word], so a view arriving in time order finds
+ * The last day each (page, visitor) was seen, per side, so a view arriving in time order finds
  * its previous visit in O(1) and a repeat on the same day is recognised without searching the
- * day's list. A project keeps two: human and ai (human ∪ ai is the later of the two; 12 bytes
- * an entry) for every (page, visitor), and the four purposes (16 bytes) only for the pairs with
- * an AI view, which are few.
+ * day's list. A project keeps two: human and ai (human ∪ ai is the later of the two) for every
+ * (page, visitor), and the four purposes only for the pairs with an AI view, which are few.
+ *
+ * It holds about one entry per view, so it is the largest part of an index: one open-addressing
+ * table per page, of u32 words [visitor + 1, then `days` u16 days two to a word] (8 bytes an
+ * entry for two days, 12 for four; the page is the table), any capacity (multiply-shift), sized
+ * from the exact number of pairs when rebuilt (`reserve`) and grown by about a quarter.
+ *
+ * `slot` returns a word offset into the table of the page it was given; `day`, `latest` and
+ * `setDay` read that same table, so call them before the next `slot`.
  */
 export class LastSeen {
-  private table: Uint32Array;
-  private mask: number;
+  private readonly tables: Array<Uint32Array | undefined> = [];
+  private readonly used: number[] = [];
+  /** The table of the last `slot` call. */
+  private table: Uint32Array = EMPTY;
   /** Words per entry. */
   private readonly width: number;
   size = 0;
 
-  constructor(expected = 1024, days = 2) {
-    this.width = 2 + ((days + 1) >> 1);
-    let capacity = 1024;
-    while (capacity * 3 < expected * 4) capacity *= 2;
-    this.table = new Uint32Array(capacity * this.width);
-    this.mask = capacity - 1;
+  constructor(days = 2) {
+    this.width = 1 + ((days + 1) >> 1);
   }
 
-  /** Slot index (in words) of (page, visitor), inserted with zero days if absent. */
+  /** Makes room for `more` new pairs of `page` at once (a rebuild knows how many). */
+  reserve(page: number, more: number): void {
+    const table = this.tables[page];
+    const used = this.used[page] ?? 0;
+    const capacity = table ? table.length / this.width : 0;
+    if (used + more > capacity * MAX_LOAD) this.resize(page, Math.ceil((used + more) / TARGET_LOAD));
+  }
+
+  /** Slot (word offset in the page's table) of (page, visitor), inserted with zero days if absent. */
   slot(page: number, visitor: number): number {
-    if ((this.size + 1) * 4 > (this.mask + 1) * 3) this.grow();
-    const table = this.table;
     const width = this.width;
-    // Page 0 does not exist (dictionary numbers start at 1), so page 0 marks an empty slot.
-    let i = (Math.imul(visitor ^ Math.imul(page, 0x85ebca6b), 0x9e3779b1) >>> 0) & this.mask;
+    const used = this.used[page] ?? 0;
+    let table = this.tables[page] ?? EMPTY;
+    let capacity = table.length / width;
+    if (used + 1 > capacity * MAX_LOAD) {
+      capacity = Math.max(8, Math.ceil((used + 1) / TARGET_LOAD), Math.ceil(capacity * 1.25));
+      table = this.resize(page, capacity);
+    }
+    this.table = table;
+    // Visitor numbers start at 1, but +1 keeps 0 free to mark an empty slot whatever they are.
+    const key = visitor + 1;
+    // The hash's high bits pick the slot (multiply-shift): any capacity works.
+    let i = Math.floor(((Math.imul(visitor, 0x9e3779b1) >>> 0) * capacity) / TWO_32);
     for (;;) {
       const at = i * width;
-      const p = table[at] as number;
-      if (p === 0) {
-        table[at] = page;
-        table[at + 1] = visitor;
+      const v = table[at] as number;
+      if (v === 0) {
+        table[at] = key;
+        this.used[page] = used + 1;
         this.size++;
         return at;
       }
-      if (p === page && table[at + 1] === visitor) return at;
-      i = (i + 1) & this.mask;
+      if (v === key) return at;
+      i = i + 1 === capacity ? 0 : i + 1;
     }
   }
 
   /** Day number `k` of the entry at `slot`. */
   day(slot: number, k: number): number {
-    const word = this.table[slot + 2 + (k >> 1)] as number;
+    const word = this.table[slot + 1 + (k >> 1)] as number;
     return k & 1 ? word >>> 16 : word & 0xffff;
   }
 
   /** The later of days 0 and 1 (for the human and ai table: human ∪ ai). */
   latest(slot: number): number {
-    const word = this.table[slot + 2] as number;
+    const word = this.table[slot + 1] as number;
     const a = word & 0xffff;
     const b = word >>> 16;
     return a > b ? a : b;
   }
 
   setDay(slot: number, k: number, day: number): void {
-    const at = slot + 2 + (k >> 1);
+    const at = slot + 1 + (k >> 1);
     const word = this.table[at] as number;
     this.table[at] = (k & 1 ? (word & 0xffff) | (day << 16) : (word & 0xffff0000) | day) >>> 0;
   }
 
-  private grow(): void {
-    const old = this.table;
+  /** Moves the page's entries into a table of `capacity` entries; returns it. */
+  private resize(page: number, capacity: number): Uint32Array {
     const width = this.width;
-    const capacity = (this.mask + 1) * 2;
-    this.table = new Uint32Array(capacity * width);
-    this.mask = capacity - 1;
-    this.size = 0;
-    for (let at = 0; at < old.length; at += width) {
-      const page = old[at] as number;
-      if (page === 0) continue;
-      const slot = this.slot(page, old[at + 1] as number);
-      for (let w = 2; w < width; w++) this.table[slot + w] = old[at + w] as number;
+    const old = this.tables[page] ?? EMPTY;
+    const table = new Uint32Array(capacity * width);
+    for (let from = 0; from < old.length; from += width) {
+      const key = old[from] as number;
+      if (key === 0) continue;
+      let i = Math.floor(((Math.imul(key - 1, 0x9e3779b1) >>> 0) * capacity) / TWO_32);
+      while (table[i * width] !== 0) i = i + 1 === capacity ? 0 : i + 1;
+      const at = i * width;
+      for (let w = 0; w < width; w++) table[at + w] = old[from + w] as number;
     }
+    this.tables[page] = table;
+    return table;
   }
 }

@@ -41,7 +41,6 @@ interface Segment {
 
 /** Null when a packed day repeats a visitor: that day was unpacked, and the caller tries again. */
 function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
-  let entries = 0;
   let purposeEntries = 0;
   const paths = new Set<number>();
   const pageSegments = days.map((day) => new Map(pagesOf(day)));
@@ -50,19 +49,24 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
       paths.add(path);
       segments.forEach((segment, side) => {
         if (!segment) return;
-        if (side < SIDE_PURPOSE) entries += segment.end - segment.start;
-        else purposeEntries += segment.end - segment.start;
+        if (side >= SIDE_PURPOSE) purposeEntries += segment.end - segment.start;
       });
     }
   }
-  const seen = new LastSeen(Math.ceil(entries / 2));
-  const purposeSeen = new LastSeen(Math.ceil(purposeEntries / 2), PURPOSE_COUNT);
+  const seen = new LastSeen();
+  const purposeSeen = new LastSeen(PURPOSE_COUNT);
+  // Per visitor, the last page whose pairs were counted (page numbers start at 1).
+  const stamp = new Uint32Array(universe);
   // One array of last days per side, indexed by visitor number; purpose sides only when used.
   const scratch: Uint16Array[] = [];
   for (let side = 0; side < LIST_SIDES; side++)
     scratch.push(new Uint16Array(side < SIDE_PURPOSE || purposeEntries > 0 ? universe : 0));
   let sortScratch = new Float64Array(0);
   for (const path of paths) {
+    // The tables are sized for the page's distinct pairs (the largest part of an index).
+    const [pairs, purposePairs] = countPairs(path, pageSegments, stamp, purposeEntries > 0);
+    seen.reserve(path, pairs);
+    if (purposePairs > 0) purposeSeen.reserve(path, purposePairs);
     for (let d = 0; d < days.length; d++) {
       const day = days[d] as DayIndex;
       const segments = pageSegments[d]?.get(path);
@@ -138,6 +142,46 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
     }
   }
   return { lastSeen: seen, purposeSeen };
+}
+
+/**
+ * The distinct visitors of a page on the human, ai and total sides, and on the purpose sides
+ * (counted only if `purposes`): `stamp` holds per visitor the last page counted, so it needs no
+ * clearing between pages. Purpose pairs are counted by stamping `page` with the top bit set.
+ */
+function countPairs(
+  path: number,
+  pageSegments: ReadonlyArray<Map<number, Array<Segment | null>>>,
+  stamp: Uint32Array,
+  purposes: boolean,
+): [pairs: number, purposePairs: number] {
+  let pairs = 0;
+  let purposePairs = 0;
+  for (const [from, to, mark] of [
+    [0, SIDE_PURPOSE, path],
+    [SIDE_PURPOSE, purposes ? LIST_SIDES : SIDE_PURPOSE, (path | 0x80000000) >>> 0],
+  ] as const) {
+    let added = 0;
+    for (const pages of pageSegments) {
+      const segments = pages.get(path);
+      if (!segments) continue;
+      for (let side = from; side < to; side++) {
+        const segment = segments[side];
+        if (!segment) continue;
+        const { values, start, end } = segment;
+        for (let i = start; i < end; i++) {
+          const visitor = values[i] as number;
+          if (stamp[visitor] !== mark) {
+            stamp[visitor] = mark;
+            added++;
+          }
+        }
+      }
+    }
+    if (from === 0) pairs = added;
+    else purposePairs = added;
+  }
+  return [pairs, purposePairs];
 }
 
 /** A day's pages with their list segments (index-layout.ts), whichever form the day is in. */

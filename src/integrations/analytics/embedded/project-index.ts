@@ -10,7 +10,9 @@ export class ProjectIndex implements DayOwner {
   generation = 0;
   readonly days = new Map<number, DayIndex>();
   lastSeen = new LastSeen();
-  purposeSeen = new LastSeen(1024, 4);
+  purposeSeen = new LastSeen(4);
+  /** See DayOwner.deferPrevs: set while ProjectIndexes replays the log into a new index. */
+  deferPrevs = false;
   /** The earliest day a view arrived for out of time order; previous visits after it are stale. */
   private disorderFrom = Number.POSITIVE_INFINITY;
   private sorted: number[] | null = null;

@@ -4,7 +4,7 @@ import type { AnalyticsDatabase } from './analytics-database.ts';
 import { DAY_MS, type DayIndex } from './day-index.ts';
 import { ProjectIndex } from './project-index.ts';
 import type { Chunk } from './record.ts';
-import { deserializeDay, serializeDay } from './snapshot.ts';
+import { daySerializer, deserializeDay } from './snapshot.ts';
 
 /** The old days are packed again every this many views applied (see `apply`). */
 export const BULK_TRIM_THRESHOLD = 100_000;
@@ -86,11 +86,19 @@ export class ProjectIndexes {
     } else {
       for (const day of days) index.setDay(day);
     }
-    // Snapshots hold the lists with their previous visits; the last-seen table is rebuilt.
-    if (index.days.size > 0) index.reorder(this.db.visitorUniverse(), this.yesterday());
     index.generation = generation;
     this.loaded.set(projectNo, index);
-    this.replay(this.db.chunks.projectAfter(projectNo, covered, this.tailSeq));
+    // The log after the snapshots is taken in without previous visits, then every previous
+    // visit and the last-seen tables are rebuilt once (snapshots do not hold the tables). An
+    // import's parallel workers commit days out of order: followed view by view, nearly every
+    // view came late, and the rebuild then unpacked every day at once (the server's peak memory).
+    index.deferPrevs = true;
+    try {
+      this.replay(this.db.chunks.projectAfter(projectNo, covered, this.tailSeq));
+    } finally {
+      index.deferPrevs = false;
+    }
+    if (index.days.size > 0) index.reorder(this.db.visitorUniverse(), this.yesterday());
     return index;
   }
 
@@ -111,12 +119,14 @@ export class ProjectIndexes {
   /** Writes snapshots of the days of every loaded index changed since its last checkpoint. */
   checkpoint(): void {
     const today = Math.floor(this.clock().getTime() / DAY_MS);
+    // One buffer for every day's snapshot: each is stored before the next is written.
+    const serialize = daySerializer();
     for (const index of this.loaded.values()) {
       this.db.checkpoints.save(index.projectNo, this.tailSeq, index.generation, function* (stored) {
         for (const day of index.days.values()) {
           if (day.lastSeq <= stored) continue;
           if (day.day < today - 1) day.trim();
-          yield { day: day.day, data: serializeDay(day) };
+          yield { day: day.day, data: serialize(day) };
         }
       });
     }

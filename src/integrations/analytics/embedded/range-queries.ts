@@ -11,7 +11,7 @@ import type {
 } from '../../../domain/analytics/store.ts';
 import { invalid } from '../../../domain/errors.ts';
 import type { AnalyticsDatabase } from './analytics-database.ts';
-import { countClipped, EdgeCollector, type EdgeViews } from './clipped-count.ts';
+import { countClipped, EdgeCollector, type EdgeFlags, type EdgeViews } from './clipped-count.ts';
 import {
   countPages,
   countsOf,
@@ -62,7 +62,7 @@ export class RangeQueries {
   private readonly source: QuerySource;
   private readonly maxSeriesBuckets: number;
   private readonly marks = new Marks();
-  private flags = new Uint32Array(0);
+  private flags: EdgeFlags = { left: new Uint16Array(0), right: new Uint8Array(0) };
   readonly cache = new PageCache();
 
   constructor(source: QuerySource, maxSeriesBuckets = 10_000) {
@@ -293,9 +293,11 @@ export class RangeQueries {
     return { index: plan.index, fingerprint: plan.fingerprint, totals, rows: this.named(rowsOfSums(sums)) };
   }
 
-  /** One zeroed word per visitor number, reused across queries (countClipped leaves it zeroed). */
-  private visitorFlags(universe: number): Uint32Array {
-    if (this.flags.length < universe) this.flags = new Uint32Array(universe + 65_536);
+  /** Zeroed flags per visitor number, reused across queries (countClipped leaves them zeroed). */
+  private visitorFlags(universe: number): EdgeFlags {
+    if (this.flags.left.length < universe) {
+      this.flags = { left: new Uint16Array(universe + 65_536), right: new Uint8Array(universe + 65_536) };
+    }
     return this.flags;
   }
 }

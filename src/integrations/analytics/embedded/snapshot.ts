@@ -14,8 +14,8 @@ const TWO_32 = 2 ** 32;
  * replaying their events. Layout: header, categories, purposes, agents, pages (path, a mask of
  * the segments present, then each), hours; each set is [views, n, ...n sorted members].
  */
-export function serializeDay(day: DayIndex): Buffer {
-  const out = new Words();
+export function serializeDay(day: DayIndex, out = new Words()): Buffer {
+  out.clear();
   out.push(MAGIC, FORMAT, day.day, day.lastSeq % TWO_32, Math.floor(day.lastSeq / TWO_32));
   for (const set of day.categories) out.optionalSet(set);
   for (const set of day.purposes) out.optionalSet(set);
@@ -41,6 +41,17 @@ export function serializeDay(day: DayIndex): Buffer {
   out.push(day.hours.length);
   for (const set of day.hours) out.optionalSet(set);
   return out.toBuffer();
+}
+
+/**
+ * serializeDay with one buffer for every day: each Buffer returned is a view of it, valid until
+ * the next call. A checkpoint writes each day's snapshot before taking the next, so it needs
+ * room for its largest day only, not a new growing buffer per day (a month of them after a
+ * large import was the server's memory peak after its first query).
+ */
+export function daySerializer(): (day: DayIndex) => Buffer {
+  const out = new Words();
+  return (day) => serializeDay(day, out);
 }
 
 /** Returns null for a snapshot of another format (the caller rebuilds that day). */
@@ -113,6 +124,10 @@ function readPages(read: Reader, day: DayIndex): void {
 class Words {
   private data = new Uint32Array(1024);
   private length = 0;
+
+  clear(): void {
+    this.length = 0;
+  }
 
   push(...values: number[]): void {
     this.reserve(values.length);

@@ -11,6 +11,8 @@ export class VisitorSet {
   /** `values[sorted, length)` is the unsorted tail. */
   length = 0;
   views = 0;
+  /** The members as a bitmap over visitor numbers, kept while the set does not change (see `bits`). */
+  private dense: Int32Array | null = null;
 
   constructor(capacity = 4) {
     this.values = new Uint32Array(capacity);
@@ -27,10 +29,33 @@ export class VisitorSet {
 
   add(visitor: number): void {
     this.views++;
+    this.dense = null;
     // A visitor reading several pages in a row is the common repeat: skip it cheaply.
     if (this.length > 0 && this.values[this.length - 1] === visitor) return;
     if (this.length === this.values.length) this.makeRoom();
     this.values[this.length++] = visitor;
+  }
+
+  /**
+   * The members as a bitmap of `words` 32-bit words (or fewer: the words past it are zero),
+   * when that is no larger than the members themselves (one member per 32 numbers or more):
+   * a union then ORs words instead of setting a bit per member. Built on first use and kept
+   * while the set does not change (closed days' sets never do). Null for sparse sets.
+   */
+  bits(words: number): Int32Array | null {
+    if (this.dense) return this.dense;
+    this.compact();
+    const length = this.length;
+    if (length < words) return null;
+    const values = this.values;
+    const last = length > 0 ? (values[length - 1] as number) : 0;
+    const dense = new Int32Array((last >>> 5) + 1);
+    for (let i = 0; i < length; i++) {
+      const v = values[i] as number;
+      dense[v >>> 5] = (dense[v >>> 5] as number) | (1 << (v & 31));
+    }
+    this.dense = dense;
+    return dense;
   }
 
   /** Exact number of distinct visitors. */
