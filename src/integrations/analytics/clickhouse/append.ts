@@ -283,7 +283,7 @@ export class Appender {
 function addClass(visits: Map<string, DayMasks>, pair: string, day: number, bit: number): void {
   const days = visits.get(pair);
   if (days) days.set(day, ((days.get(day) ?? 0) | bit) >>> 0);
-  else visits.set(pair, new Map([[day, bit]]));
+  else visits.set(pair, new Map<number, number>().set(day, bit));
 }
 
 function keyedOf(e: PreparedEvent): Keyed {

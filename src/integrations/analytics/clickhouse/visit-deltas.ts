@@ -89,7 +89,7 @@ export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, Day
       // Most pairs of a batch: a first visit, one day, no neighbours. Its row keeps every
       // side's defaults (nothing before, nothing after), shared rather than copied.
       for (const [day, mask] of days) {
-        known.set(pair, new Map([[day, mask]]));
+        known.set(pair, new Map<number, number>().set(day, mask));
         for (let side = 0; side < SIDE_COUNT; side++)
           if ((mask & (SIDE_MASKS[side] as number)) !== 0) add(pageSums, side, day, NEVER, 1);
         visits.push({ pair, day, mask, prevs: NO_PREVS, nexts: NO_NEXTS });
@@ -111,6 +111,13 @@ export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, Day
       return found;
     };
     const sorted = days.size === 1 ? [...days.keys()] : [...days.keys()].sort((a, b) => a - b);
+    // The stored days as two arrays, read once per side below (no Map iterator per side).
+    const storedDays: number[] = [];
+    const storedMasks: number[] = [];
+    for (const [other, mask] of stored) {
+      storedDays.push(other);
+      storedMasks.push(mask);
+    }
     for (const day of sorted) {
       const before = stored.get(day) ?? 0;
       const fresh = ((days.get(day) ?? 0) & ~before) >>> 0;
@@ -123,8 +130,9 @@ export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, Day
         // Neighbours of \`day\` in this side's list of days.
         let prev = NEVER;
         let next: number | null = null;
-        for (const [other, mask] of stored) {
-          if ((mask & sideMask) === 0 || other === day) continue;
+        for (let i = 0; i < storedDays.length; i++) {
+          const other = storedDays[i] as number;
+          if (((storedMasks[i] as number) & sideMask) === 0 || other === day) continue;
           if (other < day && other > prev) prev = other;
           if (other > day && (next === null || other < next)) next = other;
         }
@@ -143,6 +151,11 @@ export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, Day
         }
       }
       stored.set(day, (before | fresh) >>> 0);
+      const at = storedDays.indexOf(day);
+      if (at === -1) {
+        storedDays.push(day);
+        storedMasks.push((before | fresh) >>> 0);
+      } else storedMasks[at] = (before | fresh) >>> 0;
     }
     for (const r of rows.values()) visits.push(r);
   }
