@@ -1,10 +1,10 @@
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { AppendResult, PreparedEvent } from '../../../domain/analytics/store.ts';
-import { classBit } from './classes.ts';
-import { type ClickHouseConnection, tsv } from './connection.ts';
+import { classBit, LATEST, NEVER } from './classes.ts';
+import type { ClickHouseConnection } from './connection.ts';
+import { RowBinaryReader, RowBinaryWriter } from './row-binary.ts';
 import { literal } from './sql-literal.ts';
-import { uint64Decimal } from './uint64-decimal.ts';
-import { type DayMasks, pairId, pairOf, visitDeltas } from './visit-deltas.ts';
+import { type DayMasks, pairId, pairPage, pairVisitor, visitDeltas } from './visit-deltas.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -15,74 +15,42 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-/** A row of `incoming` (kind 0, a view) as JSONEachRow sends it (UInt64 as decimal strings). */
-interface ViewRow {
-  kind: 0;
-  project: string;
+/** What the lookups and the rows need of a view, computed once per view. */
+interface Keyed {
   day: number;
-  ts: number;
-  event_key: string;
+  /** The visitor key's 16 bytes, latin1. */
+  visitor: string;
   path: string;
-  visitor_hi: string;
-  visitor_lo: string;
-  category: number;
-  purpose: number;
-  agent: string;
-  classifier_version: number;
-  user_agent: string;
-  flags: number;
-  status: number | null;
-  referrer: string | null;
-  verified: 0 | 1;
+  /** The event key's first 8 bytes, latin1 (see eventKeyBytes), or null. */
+  key: string | null;
 }
-
-/** The other rows of `incoming`: a visits row (kind 1) or a visit_counts delta (kind 2). */
-type VisitRowOut = {
-  kind: 1;
-  project: string;
-  visitor_hi: string;
-  visitor_lo: string;
-  path: string;
-  day: number;
-  mask: number;
-  prevs: number[];
-  nexts: number[];
-};
-type CountRowOut = {
-  kind: 2;
-  project: string;
-  side: number;
-  day: number;
-  path: string;
-  prev: number;
-  n: number;
-};
 
 /**
- * The visitor key's halves in decimal, computed once per view although both the lookup and the
- * insert need them.
+ * The columns of `incoming` every insert writes, in this order (RowBinary, row-binary.ts): a
+ * view (kind 0), a visits row (kind 1) or a visit_counts delta (kind 2); each kind leaves the
+ * others' columns empty.
  */
-const halves = new WeakMap<PreparedEvent, { hi: string; lo: string }>();
-function visitorHalves(e: PreparedEvent): { hi: string; lo: string } {
-  let found = halves.get(e);
-  if (!found) {
-    found = { hi: uint64Decimal(e.visitorKey, 0), lo: uint64Decimal(e.visitorKey, 8) };
-    halves.set(e, found);
-  }
-  return found;
-}
+const INCOMING_COLUMNS =
+  'kind, project, day, ts, event_key, path, visitor_hi, visitor_lo, category, purpose, agent, ' +
+  'classifier_version, user_agent, flags, status, referrer, verified, mask, side, prev, n, prevs, nexts';
 
-/** The first 8 bytes of an event key (latin1, one character per byte); 0 means "no id". */
-export function eventKeyNumber(eventKey: string): bigint {
-  const key = Buffer.from(eventKey.slice(0, 8), 'latin1').readBigUInt64BE(0);
-  return key === 0n ? 1n : key;
+const NO_KEY = '\0\0\0\0\0\0\0\0';
+const EMPTY: readonly number[] = [];
+
+/**
+ * The first 8 bytes of an event key (latin1, one character per byte), as `event_key` stores
+ * them (a UInt64, big-endian); 0 means "no id", so a key whose bytes are all 0 is stored as 1.
+ */
+export function eventKeyBytes(eventKey: string): string {
+  const bytes = eventKey.length >= 8 ? eventKey.slice(0, 8) : eventKey.padEnd(8, '\0');
+  return bytes === NO_KEY ? '\0\0\0\0\0\0\0\u0001' : bytes;
 }
 
 /**
  * Appends views: requests arriving together are grouped; their event keys are checked against
  * `event_keys` and their visitors' earlier visit days read from `visits` (two queries at once);
  * then the new views, the visits rows and the count deltas (visit-deltas.ts) go in one
- * JSONEachRow insert into `incoming` (values never pass through SQL text), which materialized
+ * RowBinary insert into `incoming` (values never pass through SQL text), which materialized
  * views split into the tables. Groups run one after another, so within this process the first
  * event with a key wins and every later one is a duplicate, and each group sees the visits of
  * the one before. A resolved append means the insert returned (see docs/analytics.md for what
@@ -132,11 +100,16 @@ export class Appender {
   }
 
   private async write(group: Pending[]): Promise<AppendResult[]> {
-    const [stored, known] = await Promise.all([this.storedKeys(group), this.knownVisits(group)]);
-    const rows: Array<ViewRow | VisitRowOut | CountRowOut> = [];
+    const keyed = group.map(({ events }) => events.map(keyedOf));
+    const [stored, known] = await Promise.all([
+      this.storedKeys(group, keyed),
+      this.knownVisits(group, keyed),
+    ]);
+    const out = new RowBinaryWriter();
+    let rows = 0;
     const results: AppendResult[] = [];
     const added = new Map<string, Map<string, DayMasks>>();
-    for (const { projectId, events } of group) {
+    for (const [g, { projectId, events }] of group.entries()) {
       const seen = stored.get(projectId) ?? new Set<string>();
       stored.set(projectId, seen);
       let visits = added.get(projectId);
@@ -144,13 +117,13 @@ export class Appender {
         visits = new Map();
         added.set(projectId, visits);
       }
+      const keys = keyed[g] as Keyed[];
       let accepted = 0;
       let duplicates = 0;
-      for (const e of events) {
-        const day = Math.floor(e.timestamp / DAY_MS);
-        let key = '0';
-        if (e.eventKey !== null) {
-          key = eventKeyNumber(e.eventKey).toString();
+      for (let i = 0; i < events.length; i++) {
+        const e = events[i] as PreparedEvent;
+        const { day, visitor, path, key } = keys[i] as Keyed;
+        if (key !== null) {
           const dayKey = `${day}|${key}`;
           if (seen.has(dayKey)) {
             duplicates++;
@@ -159,128 +132,110 @@ export class Appender {
           seen.add(dayKey);
         }
         accepted++;
-        const path = e.path.toWellFormed();
-        const { hi, lo } = visitorHalves(e);
         const category = CATEGORY_CODES[e.category];
         const purpose = e.purpose === null ? 0 : PURPOSE_CODES[e.purpose];
-        rows.push({
-          kind: 0,
-          project: projectId,
-          day,
-          ts: e.timestamp,
-          event_key: key,
-          path,
-          visitor_hi: hi,
-          visitor_lo: lo,
-          category,
-          purpose,
-          agent: e.agent.toWellFormed(),
-          classifier_version: e.classifierVersion,
-          user_agent: e.userAgent.toWellFormed(),
-          flags: e.flags,
-          status: e.status,
-          referrer: e.referrer === null ? null : e.referrer.toWellFormed(),
-          verified: e.verified ? 1 : 0,
-        });
+        writeView(out, projectId, e, day, key, path, category, purpose);
+        rows++;
         const bit = classBit(category, purpose, e.verified);
         if (bit === 0) continue;
-        for (const page of [path, '']) {
-          const pair = pairId({ page, hi, lo });
-          let days = visits.get(pair);
-          if (!days) {
-            days = new Map();
-            visits.set(pair, days);
-          }
-          days.set(day, ((days.get(day) ?? 0) | bit) >>> 0);
-        }
+        addClass(visits, pairId(visitor, path), day, bit);
+        addClass(visits, visitor, day, bit);
       }
       results.push({ accepted, duplicates });
     }
     for (const [project, visits] of added) {
       const deltas = visitDeltas(known.get(project) ?? new Map(), visits);
       for (const v of deltas.visits) {
-        const { page, hi, lo } = pairOf(v.pair);
-        rows.push({
-          kind: 1,
-          project,
-          visitor_hi: hi,
-          visitor_lo: lo,
-          path: page,
-          day: v.day,
-          mask: v.mask,
-          prevs: v.prevs,
-          nexts: v.nexts,
-        });
+        // kind 1: a visits row (its mask) and a visit_days row (its arrays).
+        out.uint8(1);
+        out.string(project);
+        out.int32(v.day);
+        out.int64(0); // ts
+        out.int64(0); // event_key
+        out.string(pairPage(v.pair));
+        const visitor = pairVisitor(v.pair);
+        out.uint64FromLatin1(visitor, 0);
+        out.uint64FromLatin1(visitor, 8);
+        writeEmptyViewColumns(out);
+        out.uint32(v.mask);
+        out.uint8(0); // side
+        out.int32(0); // prev
+        out.int64(0); // n
+        // Trailing sides left at their defaults are left out (page-query.ts reads a missing one
+        // as NEVER / LATEST): a first visit's row has none.
+        out.arrayInt32(v.prevs, lengthWithout(v.prevs, NEVER));
+        out.arrayInt32(v.nexts, lengthWithout(v.nexts, LATEST));
+        rows++;
       }
       for (const c of deltas.counts) {
-        rows.push({ kind: 2, project, side: c.side, day: c.day, path: c.page, prev: c.prev, n: c.n });
+        // kind 2: a visit_counts delta.
+        out.uint8(2);
+        out.string(project);
+        out.int32(c.day);
+        out.int64(0); // ts
+        out.int64(0); // event_key
+        out.string(c.page);
+        out.int64(0); // visitor_hi
+        out.int64(0); // visitor_lo
+        writeEmptyViewColumns(out);
+        out.uint32(0); // mask
+        out.uint8(c.side);
+        out.int32(c.prev);
+        out.int64(c.n);
+        out.arrayInt32(EMPTY);
+        out.arrayInt32(EMPTY);
+        rows++;
       }
     }
-    if (rows.length > 0) {
-      const send = () =>
-        this.connection.client.insert({
-          table: `${this.connection.db}.incoming`,
-          values: rows,
-          format: 'JSONEachRow',
-        });
-      try {
-        await send();
-      } catch (error) {
-        // EPIPE: the server had closed the kept-alive socket before the body was written
-        // (its keep-alive timer ran while this process was busy computing), so it stored
-        // nothing; the insert goes once more on a new socket. Other errors are not retried.
-        if (!isBrokenPipe(error)) throw error;
-        await send();
-      }
-    }
+    if (rows > 0)
+      await this.connection.insertBinary(`${this.connection.db}.incoming (${INCOMING_COLUMNS})`, out.bytes());
     return results;
   }
 
   /** Every stored visit day (with its classes) of the group's (page, visitor) pairs, per project. */
-  private async knownVisits(group: Pending[]): Promise<Map<string, Map<string, DayMasks>>> {
+  private async knownVisits(group: Pending[], keyed: Keyed[][]): Promise<Map<string, Map<string, DayMasks>>> {
     const wanted = new Map<string, Set<string>>();
-    for (const { projectId, events } of group) {
+    for (const [g, { projectId }] of group.entries()) {
       let pairs = wanted.get(projectId);
       if (!pairs) {
         pairs = new Set();
         wanted.set(projectId, pairs);
       }
-      for (const e of events) {
-        const { hi, lo } = visitorHalves(e);
-        pairs.add(pairId({ hi, lo, page: e.path.toWellFormed() }));
-        pairs.add(pairId({ hi, lo, page: '' }));
+      for (const { visitor, path } of keyed[g] as Keyed[]) {
+        pairs.add(pairId(visitor, path));
+        pairs.add(visitor);
       }
     }
     const known = new Map<string, Map<string, DayMasks>>();
     for (const [projectId, pairs] of wanted) {
-      const rows: string[] = [];
+      const list = new RowBinaryWriter();
       for (const id of pairs) {
-        const pair = pairOf(id);
-        rows.push(`${pair.hi}\t${pair.lo}\t${tsv(pair.page)}`);
+        list.uint64FromLatin1(id, 0);
+        list.uint64FromLatin1(id, 8);
+        list.string(pairPage(id));
       }
       // The pairs go as a table sent with the query: the primary key is searched with their set.
-      const found = await this.connection.queryWith<{
-        hi: string;
-        lo: string;
-        page: string;
-        day: number;
-        mask: number;
-      }>(
-        `SELECT visitor_hi AS hi, visitor_lo AS lo, page, day, groupBitOr(mask) AS mask
-          FROM ${this.connection.db}.visits
-          WHERE project = ${literal(projectId)} AND (visitor_hi, visitor_lo, page) IN pairs
-          GROUP BY visitor_hi, visitor_lo, page, day`,
-        { name: 'pairs', structure: 'hi UInt64, lo UInt64, page String', rows },
+      const answer = new RowBinaryReader(
+        await this.connection.queryBinary(
+          `SELECT visitor_hi, visitor_lo, page, day, toUInt32(groupBitOr(mask))
+            FROM ${this.connection.db}.visits
+            WHERE project = ${literal(projectId)} AND (visitor_hi, visitor_lo, page) IN pairs
+            GROUP BY visitor_hi, visitor_lo, page, day`,
+          { name: 'pairs', structure: 'hi UInt64, lo UInt64, page String', rows: list.bytes() },
+        ),
       );
       const byPair = new Map<string, DayMasks>();
-      for (const r of found) {
-        const pair = pairId({ page: r.page, hi: String(r.hi), lo: String(r.lo) });
+      while (!answer.done) {
+        const visitor = answer.uint64Latin1() + answer.uint64Latin1();
+        const pair = pairId(visitor, answer.string());
+        const day = answer.int32();
+        const mask = answer.uint32();
         let days = byPair.get(pair);
         if (!days) {
           days = new Map();
           byPair.set(pair, days);
         }
-        days.set(Number(r.day), Number(r.mask));
+        days.set(day, mask);
       }
       known.set(projectId, byPair);
     }
@@ -288,36 +243,112 @@ export class Appender {
   }
 
   /** The (day|key) pairs of the group's keyed events already stored, per project. */
-  private async storedKeys(group: Pending[]): Promise<Map<string, Set<string>>> {
+  private async storedKeys(group: Pending[], keyed: Keyed[][]): Promise<Map<string, Set<string>>> {
     const wanted = new Map<string, { days: Set<number>; keys: Set<string> }>();
-    for (const { projectId, events } of group) {
-      for (const e of events) {
-        if (e.eventKey === null) continue;
+    for (const [g, { projectId }] of group.entries()) {
+      for (const { day, key } of keyed[g] as Keyed[]) {
+        if (key === null) continue;
         let entry = wanted.get(projectId);
         if (!entry) {
           entry = { days: new Set(), keys: new Set() };
           wanted.set(projectId, entry);
         }
-        entry.days.add(Math.floor(e.timestamp / DAY_MS));
-        entry.keys.add(eventKeyNumber(e.eventKey).toString());
+        entry.days.add(day);
+        entry.keys.add(key);
       }
     }
     const stored = new Map<string, Set<string>>();
     for (const [projectId, { days, keys }] of wanted) {
-      const found = await this.connection.queryWith<{ day: number; event_key: string }>(
-        `SELECT DISTINCT day, event_key FROM ${this.connection.db}.event_keys
-          WHERE project = ${literal(projectId)} AND day IN (${[...days].map((d) => literal(d)).join(', ')})
-            AND event_key IN keys`,
-        { name: 'keys', structure: 'key UInt64', rows: [...keys] },
+      const list = new RowBinaryWriter();
+      for (const key of keys) list.uint64FromLatin1(key, 0);
+      const answer = new RowBinaryReader(
+        await this.connection.queryBinary(
+          `SELECT DISTINCT day, event_key FROM ${this.connection.db}.event_keys
+            WHERE project = ${literal(projectId)} AND day IN (${[...days].map((d) => literal(d)).join(', ')})
+              AND event_key IN keys`,
+          { name: 'keys', structure: 'key UInt64', rows: list.bytes() },
+        ),
       );
-      stored.set(projectId, new Set(found.map((r) => `${r.day}|${r.event_key}`)));
+      const found = new Set<string>();
+      while (!answer.done) {
+        const day = answer.int32();
+        found.add(`${day}|${answer.uint64Latin1()}`);
+      }
+      stored.set(projectId, found);
     }
     return stored;
   }
 }
 
-/** A write to a socket the server had already closed (nothing of the request was read). */
-function isBrokenPipe(error: unknown): boolean {
-  const code = (value: unknown) => (value as { code?: unknown } | null | undefined)?.code;
-  return code(error) === 'EPIPE' || (error instanceof Error && code(error.cause) === 'EPIPE');
+function addClass(visits: Map<string, DayMasks>, pair: string, day: number, bit: number): void {
+  const days = visits.get(pair);
+  if (days) days.set(day, ((days.get(day) ?? 0) | bit) >>> 0);
+  else visits.set(pair, new Map<number, number>().set(day, bit));
+}
+
+function keyedOf(e: PreparedEvent): Keyed {
+  return {
+    day: Math.floor(e.timestamp / DAY_MS),
+    visitor: e.visitorKey.toString('latin1'),
+    // The page as stored (UTF-8): a lone surrogate would come back from a lookup as U+FFFD.
+    path: e.path.toWellFormed(),
+    key: e.eventKey === null ? null : eventKeyBytes(e.eventKey),
+  };
+}
+
+/** How many of `values` remain once the trailing ones equal to `fill` are left out. */
+function lengthWithout(values: readonly number[], fill: number): number {
+  let length = values.length;
+  while (length > 0 && values[length - 1] === fill) length--;
+  return length;
+}
+
+/** kind 0: a view, with its event key's bytes (or 0). */
+function writeView(
+  out: RowBinaryWriter,
+  projectId: string,
+  e: PreparedEvent,
+  day: number,
+  key: string | null,
+  path: string,
+  category: number,
+  purpose: number,
+): void {
+  out.uint8(0);
+  out.string(projectId);
+  out.int32(day);
+  out.int64(e.timestamp);
+  if (key === null) out.int64(0);
+  else out.uint64FromLatin1(key, 0);
+  out.string(path);
+  out.uint64FromBytes(e.visitorKey, 0);
+  out.uint64FromBytes(e.visitorKey, 8);
+  out.uint8(category);
+  out.uint8(purpose);
+  out.string(e.agent);
+  out.uint32(e.classifierVersion);
+  out.string(e.userAgent);
+  out.uint8(e.flags);
+  out.nullableUInt16(e.status);
+  out.nullableString(e.referrer);
+  out.uint8(e.verified ? 1 : 0);
+  out.uint32(0); // mask
+  out.uint8(0); // side
+  out.int32(0); // prev
+  out.int64(0); // n
+  out.arrayInt32(EMPTY);
+  out.arrayInt32(EMPTY);
+}
+
+/** category … verified of a row that is not a view. */
+function writeEmptyViewColumns(out: RowBinaryWriter): void {
+  out.uint8(0); // category
+  out.uint8(0); // purpose
+  out.string(''); // agent
+  out.uint32(0); // classifier_version
+  out.string(''); // user_agent
+  out.uint8(0); // flags
+  out.nullableUInt16(null);
+  out.nullableString(null);
+  out.uint8(0); // verified
 }

@@ -32,6 +32,13 @@ export interface ClickHouseConnection {
    * value lists: parsing them as SQL literals is slow and limited by `max_ast_elements`.
    */
   queryWith<T>(sql: string, external: ExternalTable): Promise<T[]>;
+  /** The same, answering in RowBinary (row-binary.ts): the answer's bytes. */
+  queryBinary(sql: string, external: ExternalTable): Promise<Buffer>;
+  /**
+   * Inserts rows already written in RowBinary (every column of the table, in order). Sent once
+   * more only when the socket broke before the server read anything (EPIPE).
+   */
+  insertBinary(table: string, rows: Buffer): Promise<void>;
   /** Waits until every mutation (ALTER … UPDATE/DELETE) of the table is done. */
   awaitMutations(table: string): Promise<void>;
 }
@@ -40,8 +47,8 @@ export interface ExternalTable {
   name: string;
   /** Columns as ClickHouse takes them, e.g. `hi UInt64, page String`. */
   structure: string;
-  /** TabSeparated lines (see `tsv`). */
-  rows: string[];
+  /** TabSeparated lines (see `tsv`), or the rows in RowBinary (row-binary.ts). */
+  rows: string[] | Buffer;
 }
 
 /** A value as one TabSeparated field: backslash, tab, newline, carriage return and NUL escaped. */
@@ -56,6 +63,12 @@ const TSV_ESCAPES: Readonly<Record<string, string>> = {
   '\r': '\\r',
   '\0': '\\0',
 };
+
+/** True for fetch's failure to write to a socket the peer had closed (nothing was read). */
+function isBrokenPipe(error: unknown): boolean {
+  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
+  return cause?.code === 'EPIPE';
+}
 
 /** True for fetch's failure to write to or read from a socket the peer had closed. */
 function isStaleSocket(error: unknown): boolean {
@@ -79,6 +92,53 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
     const result = await client.query({ query: sql, format: 'JSONEachRow' });
     return result.json<T>();
   };
+  const base = new URL(options.url);
+  const user = options.username ?? (decodeURIComponent(base.username) || 'default');
+  const password = options.password ?? decodeURIComponent(base.password);
+  base.username = '';
+  base.password = '';
+  const authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  /**
+   * A request of our own over fetch (the client has no external data and no RowBinary insert):
+   * a query with a table sent beside it (multipart), or an insert whose body is its rows.
+   */
+  const post = async (sql: string, payload: ExternalTable | Buffer): Promise<Buffer> => {
+    const url = new URL(base);
+    url.searchParams.set('query', sql);
+    url.searchParams.set('database', database);
+    for (const [key, value] of Object.entries(SETTINGS)) url.searchParams.set(key, value);
+    let body: FormData | Buffer;
+    if (Buffer.isBuffer(payload)) body = payload;
+    else {
+      const { name, structure, rows } = payload;
+      url.searchParams.set(`${name}_structure`, structure);
+      url.searchParams.set(`${name}_format`, Buffer.isBuffer(rows) ? 'RowBinary' : 'TabSeparated');
+      body = new FormData();
+      body.append(name, new Blob([Buffer.isBuffer(rows) ? rows : rows.join('\n')]), name);
+    }
+    const send = () =>
+      fetch(url, {
+        method: 'POST',
+        body,
+        headers: { authorization },
+        ...(options.requestTimeoutMs === undefined
+          ? {}
+          : { signal: AbortSignal.timeout(options.requestTimeoutMs) }),
+      });
+    let res: Response;
+    try {
+      res = await send();
+    } catch (error) {
+      // A kept-alive socket the server had closed meanwhile (seen as EPIPE under heavy load,
+      // when a socket idles past the server's keep-alive timeout). A query only reads, so it is
+      // sent once more, on a new socket; an insert only when nothing of it was read (EPIPE).
+      if (Buffer.isBuffer(payload) ? !isBrokenPipe(error) : !isStaleSocket(error)) throw error;
+      res = await send();
+    }
+    const answer = Buffer.from(await res.arrayBuffer());
+    if (!res.ok) throw new Error(`ClickHouse answered ${res.status}: ${answer.toString('utf8', 0, 500)}`);
+    return answer;
+  };
   return {
     client,
     db,
@@ -88,45 +148,19 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
       await client.command({ query: sql });
     },
     async queryWith<T>(sql: string, external: ExternalTable): Promise<T[]> {
-      const url = new URL(options.url);
-      url.searchParams.set('query', `${sql} FORMAT JSONEachRow`);
-      url.searchParams.set('database', database);
-      url.searchParams.set(`${external.name}_structure`, external.structure);
-      url.searchParams.set(`${external.name}_format`, 'TabSeparated');
-      for (const [key, value] of Object.entries(SETTINGS)) url.searchParams.set(key, value);
-      const body = new FormData();
-      body.append(external.name, new Blob([external.rows.join('\n')]), external.name);
-      const user = options.username ?? (decodeURIComponent(url.username) || 'default');
-      const password = options.password ?? decodeURIComponent(url.password);
-      url.username = '';
-      url.password = '';
-      const send = () =>
-        fetch(url, {
-          method: 'POST',
-          body,
-          headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
-          ...(options.requestTimeoutMs === undefined
-            ? {}
-            : { signal: AbortSignal.timeout(options.requestTimeoutMs) }),
-        });
-      let res: Response;
-      try {
-        res = await send();
-      } catch (error) {
-        // A kept-alive socket the server had closed meanwhile (seen as EPIPE under heavy load,
-        // when a socket idles past the server's keep-alive timeout): the query only reads, so
-        // it is sent once more, on a new socket.
-        if (!isStaleSocket(error)) throw error;
-        res = await send();
-      }
-      const text = await res.text();
-      if (!res.ok) throw new Error(`ClickHouse answered ${res.status}: ${text.slice(0, 500)}`);
+      const text = (await post(`${sql} FORMAT JSONEachRow`, external)).toString('utf8');
       return text.length === 0
         ? []
         : text
             .trimEnd()
             .split('\n')
             .map((line) => JSON.parse(line) as T);
+    },
+    queryBinary(sql, external) {
+      return post(`${sql} FORMAT RowBinary`, external);
+    },
+    async insertBinary(table, rows) {
+      await post(`INSERT INTO ${table} FORMAT RowBinary`, rows);
     },
     async awaitMutations(table) {
       // `mutations_sync` arrived after 18.16: poll system.mutations instead.

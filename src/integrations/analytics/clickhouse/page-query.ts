@@ -151,9 +151,11 @@ async function edgeVisitors(
     GROUP BY page, visitor_hi, visitor_lo`;
   const [start, end] = whole;
   // Arrays are read only for a side the pair has on that edge day, whose row therefore exists.
+  // Appends leave out trailing sides at their defaults: a missing next is LATEST (not before
+  // the end), a missing previous NEVER (not at or after the start).
   const inWhole = (side: number) =>
-    `((${inSide('onFirst', side)} AND nextAfterFirst[${side + 1}] < ${literal(end)})
-      OR (${inSide('onLast', side)} AND prevBeforeLast[${side + 1}] >= ${literal(start)}))`;
+    `((${inSide('onFirst', side)} AND length(nextAfterFirst) > ${side} AND nextAfterFirst[${side + 1}] < ${literal(end)})
+      OR (${inSide('onLast', side)} AND length(prevBeforeLast) > ${side} AND prevBeforeLast[${side + 1}] >= ${literal(start)}))`;
   const columns = sides
     .map((side, i) => `sum(${inSide('bitOr(onFirst, onLast)', side)} AND NOT ${inWhole(side)}) AS c${i}`)
     .join(', ');

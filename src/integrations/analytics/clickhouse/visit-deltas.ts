@@ -21,22 +21,22 @@ import { LATEST, NEVER, SIDE_MASKS } from './classes.ts';
  * and lower a next day, so the true values are the element-wise max and min over a day's rows.
  */
 
-/** A visit pair: page and visitor (its two UInt64 halves, in decimal). */
-export interface PairKey {
-  page: string;
-  hi: string;
-  lo: string;
+/**
+ * A visit pair's id: the visitor key's 16 bytes as latin1 (one character per byte), then the
+ * page ('' for "any page"). Cheap to make from a view and from a RowBinary answer alike.
+ */
+export function pairId(visitor: string, page: string): string {
+  return visitor + page;
 }
 
-/** `hi:lo:page` (hi and lo are digits, so the first two colons split it). */
-export function pairId(pair: PairKey): string {
-  return `${pair.hi}:${pair.lo}:${pair.page}`;
+/** The visitor key (16 latin1 characters) of a pair id. */
+export function pairVisitor(id: string): string {
+  return id.slice(0, 16);
 }
 
-export function pairOf(id: string): PairKey {
-  const first = id.indexOf(':');
-  const second = id.indexOf(':', first + 1);
-  return { hi: id.slice(0, first), lo: id.slice(first + 1, second), page: id.slice(second + 1) };
+/** The page of a pair id. */
+export function pairPage(id: string): string {
+  return id.slice(16);
 }
 
 /** Day → class mask, for one pair. */
@@ -47,9 +47,12 @@ export interface VisitRow {
   day: number;
   /** The classes this batch adds to the pair's day (0: a row that only moves neighbours). */
   mask: number;
-  /** Per side, the previous visit day (NEVER: none or unchanged) and the next (LATEST: same). */
-  prevs: number[];
-  nexts: number[];
+  /**
+   * Per side, the previous visit day (NEVER: none or unchanged) and the next (LATEST: same).
+   * Read only: a row of a first visit shares them.
+   */
+  prevs: readonly number[];
+  nexts: readonly number[];
 }
 
 export interface CountDelta {
@@ -73,70 +76,72 @@ export interface VisitDeltas {
 export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, DayMasks>): VisitDeltas {
   const visits: VisitRow[] = [];
   // Deltas per page, then per (side, day) as one number, then per prev: no string keys per delta.
-  const sums = new Map<string, Map<number, Map<number, CountDelta>>>();
+  const sums = new Map<string, PageSums>();
   for (const [pair, days] of added) {
+    const page = pairPage(pair);
+    let pageSums = sums.get(page);
+    if (!pageSums) {
+      pageSums = { page, bySideDay: new Map() };
+      sums.set(page, pageSums);
+    }
     let stored = known.get(pair);
+    if (!stored && days.size === 1) {
+      // Most pairs of a batch: a first visit, one day, no neighbours. Its row keeps every
+      // side's defaults (nothing before, nothing after), shared rather than copied.
+      for (const [day, mask] of days) {
+        known.set(pair, new Map<number, number>().set(day, mask));
+        for (let side = 0; side < SIDE_COUNT; side++)
+          if ((mask & (SIDE_MASKS[side] as number)) !== 0) add(pageSums, side, day, NEVER, 1);
+        visits.push({ pair, day, mask, prevs: NO_PREVS, nexts: NO_NEXTS });
+      }
+      continue;
+    }
     if (!stored) {
       stored = new Map();
       known.set(pair, stored);
     }
-    const page = pair.slice(pair.indexOf(':', pair.indexOf(':') + 1) + 1);
-    let pageSums = sums.get(page);
-    if (!pageSums) {
-      pageSums = new Map();
-      sums.set(page, pageSums);
-    }
-    const add = (side: number, day: number, prev: number, n: number) => {
-      const sideDay = side + 32 * (day + 2 ** 31);
-      let byPrev = (pageSums as Map<number, Map<number, CountDelta>>).get(sideDay);
-      if (!byPrev) {
-        byPrev = new Map();
-        (pageSums as Map<number, Map<number, CountDelta>>).set(sideDay, byPrev);
-      }
-      const found = byPrev.get(prev);
-      if (found) found.n += n;
-      else byPrev.set(prev, { page, side, day, prev, n });
-    };
     // This pair's rows by day (rows only ever concern their own pair).
-    const rows = new Map<number, VisitRow>();
-    const row = (day: number): VisitRow => {
+    const rows = new Map<number, VisitRow & { prevs: number[]; nexts: number[] }>();
+    const row = (day: number) => {
       let found = rows.get(day);
       if (!found) {
-        found = {
-          pair,
-          day,
-          mask: 0,
-          prevs: SIDE_MASKS.map(() => NEVER),
-          nexts: SIDE_MASKS.map(() => LATEST),
-        };
+        found = { pair, day, mask: 0, prevs: NO_PREVS.slice(), nexts: NO_NEXTS.slice() };
         rows.set(day, found);
       }
       return found;
     };
     const sorted = days.size === 1 ? [...days.keys()] : [...days.keys()].sort((a, b) => a - b);
+    // The stored days as two arrays, read once per side below (no Map iterator per side).
+    const storedDays: number[] = [];
+    const storedMasks: number[] = [];
+    for (const [other, mask] of stored) {
+      storedDays.push(other);
+      storedMasks.push(mask);
+    }
     for (const day of sorted) {
       const before = stored.get(day) ?? 0;
       const fresh = ((days.get(day) ?? 0) & ~before) >>> 0;
       if (fresh === 0) continue;
       const own = row(day);
       own.mask = (own.mask | fresh) >>> 0;
-      for (let side = 0; side < SIDE_MASKS.length; side++) {
+      for (let side = 0; side < SIDE_COUNT; side++) {
         const sideMask = SIDE_MASKS[side] as number;
         if ((fresh & sideMask) === 0 || (before & sideMask) !== 0) continue;
-        // Neighbours of `day` in this side's list of days.
+        // Neighbours of \`day\` in this side's list of days.
         let prev = NEVER;
         let next: number | null = null;
-        for (const [other, mask] of stored) {
-          if ((mask & sideMask) === 0 || other === day) continue;
+        for (let i = 0; i < storedDays.length; i++) {
+          const other = storedDays[i] as number;
+          if (((storedMasks[i] as number) & sideMask) === 0 || other === day) continue;
           if (other < day && other > prev) prev = other;
           if (other > day && (next === null || other < next)) next = other;
         }
-        add(side, day, prev, 1);
+        add(pageSums, side, day, prev, 1);
         own.prevs[side] = Math.max(own.prevs[side] as number, prev);
         own.nexts[side] = Math.min(own.nexts[side] as number, next ?? LATEST);
         if (next !== null) {
-          add(side, next, prev, -1);
-          add(side, next, day, 1);
+          add(pageSums, side, next, prev, -1);
+          add(pageSums, side, next, day, 1);
           const after = row(next);
           after.prevs[side] = Math.max(after.prevs[side] as number, day);
         }
@@ -146,11 +151,38 @@ export function visitDeltas(known: Map<string, DayMasks>, added: Map<string, Day
         }
       }
       stored.set(day, (before | fresh) >>> 0);
+      const at = storedDays.indexOf(day);
+      if (at === -1) {
+        storedDays.push(day);
+        storedMasks.push((before | fresh) >>> 0);
+      } else storedMasks[at] = (before | fresh) >>> 0;
     }
     for (const r of rows.values()) visits.push(r);
   }
   const counts: CountDelta[] = [];
-  for (const pageSums of sums.values())
-    for (const byPrev of pageSums.values()) for (const d of byPrev.values()) if (d.n !== 0) counts.push(d);
+  for (const { bySideDay } of sums.values())
+    for (const byPrev of bySideDay.values()) for (const d of byPrev.values()) if (d.n !== 0) counts.push(d);
   return { visits, counts };
+}
+
+const SIDE_COUNT = SIDE_MASKS.length;
+const NO_PREVS: readonly number[] = SIDE_MASKS.map(() => NEVER);
+const NO_NEXTS: readonly number[] = SIDE_MASKS.map(() => LATEST);
+
+/** One page's count deltas, by (side, day) as one number, then by prev. */
+interface PageSums {
+  page: string;
+  bySideDay: Map<number, Map<number, CountDelta>>;
+}
+
+function add(sums: PageSums, side: number, day: number, prev: number, n: number): void {
+  const sideDay = side + 32 * (day + 2 ** 31);
+  let byPrev = sums.bySideDay.get(sideDay);
+  if (!byPrev) {
+    byPrev = new Map();
+    sums.bySideDay.set(sideDay, byPrev);
+  }
+  const found = byPrev.get(prev);
+  if (found) found.n += n;
+  else byPrev.set(prev, { page: sums.page, side, day, prev, n });
 }
