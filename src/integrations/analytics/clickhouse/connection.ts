@@ -64,6 +64,9 @@ const TSV_ESCAPES: Readonly<Record<string, string>> = {
   '\0': '\\0',
 };
 
+/** @clickhouse/client's own default `request_timeout`. */
+const CLIENT_DEFAULT_TIMEOUT_MS = 30_000;
+
 /** True for fetch's failure to write to a socket the peer had closed (nothing was read). */
 function isBrokenPipe(error: unknown): boolean {
   const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
@@ -121,9 +124,8 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
         method: 'POST',
         body,
         headers: { authorization },
-        ...(options.requestTimeoutMs === undefined
-          ? {}
-          : { signal: AbortSignal.timeout(options.requestTimeoutMs) }),
+        // As the client's requests: a server that stops answering fails the request, not hangs it.
+        signal: AbortSignal.timeout(options.requestTimeoutMs ?? CLIENT_DEFAULT_TIMEOUT_MS),
       });
     let res: Response;
     try {
