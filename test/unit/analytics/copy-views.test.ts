@@ -128,6 +128,8 @@ for (const [from, to] of PAIRS) {
         batchSize: 17,
       });
       expect(result).toEqual({ copied: 120, total: 120 });
+      // Into an empty ClickHouse project the copy bulk-loads, then builds the first-visit tables.
+      expect(checkpoints.saved?.bulk).toBe(to === 'clickhouse' ? false : undefined);
       expect(await target.countViews('p')).toBe(120);
       expect(await target.countViews('other')).toBe(0);
       expect(await exportsOf(target, 'p')).toEqual(await exportsOf(source, 'p'));

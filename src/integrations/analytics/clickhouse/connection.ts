@@ -110,6 +110,9 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
           {
             method: 'POST',
             headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
+            // A connection of its own: a kept-alive socket may have been closed by the server
+            // while this process was busy (EPIPE), and these statements are few and long.
+            agent: false,
           },
           (res) => {
             const chunks: Buffer[] = [];
