@@ -57,6 +57,10 @@ const store = await openClickHouseAnalyticsStore({
   database: values.database ?? '',
   requestTimeoutMs: 600_000,
   rebuild: {
+    onStep: ({ done, total }) => {
+      if (done % 25 === 0 || done === total)
+        process.stderr.write(`build: ${done} of ${total} statements, ${new Date().toISOString()}\n`);
+    },
     ...(values['views-per-chunk'] ? { viewsPerChunk: Number(values['views-per-chunk']) } : {}),
     ...(values['build-memory'] ? { settings: { max_memory_usage: String(values['build-memory']) } } : {}),
   },
@@ -78,7 +82,15 @@ let batch: Array<Record<string, string>> = [];
 const send = async (events: Array<Record<string, string>>) => {
   const result = await service.ingest(project, events);
   if (result.rejected.length > 0) throw new Error(`rejected: ${JSON.stringify(result.rejected[0])}`);
+  const before = loaded;
   loaded += result.accepted;
+  // A line every 5 M events (stderr), so a long run shows how far it got and at what rate.
+  if (Math.floor(loaded / 5_000_000) > Math.floor(before / 5_000_000)) {
+    const seconds = (performance.now() - started) / 1000;
+    process.stderr.write(
+      `loaded ${loaded} events in ${seconds.toFixed(0)} s = ${Math.round(loaded / seconds)} events/s\n`,
+    );
+  }
 };
 for (const e of generate({
   events: Number(values.events),
