@@ -42,11 +42,14 @@ export interface CopyOptions {
   onProgress?: (progress: CopyProgress) => void;
   /**
    * How batches go into the target when it is a BulkLoader (ClickHouse): `auto` (the default)
-   * bulk-loads when the target holds no view of the project at the start (or a bulk copy was
-   * interrupted), `always` whenever it can, `never` through `append`. A bulk copy builds the
-   * target's derived state once, at the end (`finishBulk`).
+   * bulk-loads when the source holds at least `bulkMinViews` views of the project and the target
+   * none at the start (or a bulk copy was interrupted), `always` whenever it can, `never`
+   * through `append`. A bulk copy builds the target's derived state once, at the end
+   * (`finishBulk`), which costs a dozen statements however small the project.
    */
   load?: 'auto' | 'always' | 'never';
+  /** Default 100,000. */
+  bulkMinViews?: number;
 }
 
 /**
@@ -95,7 +98,9 @@ export async function copyViews(options: CopyOptions): Promise<CopyProgress> {
     bulkTarget !== null &&
     (checkpoint.bulk === true ||
       mode === 'always' ||
-      (mode === 'auto' && (await target.countViews(projectId)) === 0));
+      (mode === 'auto' &&
+        total - checkpoint.copied >= (options.bulkMinViews ?? 100_000) &&
+        (await target.countViews(projectId)) === 0));
   options.onProgress?.({ copied: checkpoint.copied, total });
   // A finished copy run again continues from its end: views that arrived since are copied.
   checkpoint.done = false;

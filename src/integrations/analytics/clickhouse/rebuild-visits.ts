@@ -32,7 +32,7 @@ export interface RebuildOptions {
 }
 
 const DEFAULT_VIEWS_PER_CHUNK = 1_000_000;
-/** How many `visit_days` statements per `visits` one (a power of two: the ranges nest). */
+/** How many times more views a `visits` statement may group than a `visit_days` one. */
 const DAYS_SPLIT = 8;
 /** At most this many `visits` statements (the quantiles' sample, 8,192, limits finer cuts). */
 const MAX_CHUNKS = 1024;
@@ -75,12 +75,14 @@ async function rebuildProject(
   const views = perDay.reduce((sum, d) => sum + d.n, 0);
   if (views === 0) return;
   const chunks = Math.min(MAX_CHUNKS, Math.ceil(views / perChunk));
-  const cuts = await cutPoints(connection, projectId, chunks * DAYS_SPLIT);
+  const dayChunks = Math.min(MAX_CHUNKS * DAYS_SPLIT, Math.ceil((views * DAYS_SPLIT) / perChunk));
   const statements = [
-    ...visitorRanges(cuts.filter((_, i) => (i + 1) % DAYS_SPLIT === 0)).map((range) =>
+    ...visitorRanges(await cutPoints(connection, projectId, chunks)).map((range) =>
       visitsSql(db, projectId, range),
     ),
-    ...visitorRanges(cuts).map((range) => daysSql(db, projectId, range)),
+    ...visitorRanges(await cutPoints(connection, projectId, dayChunks)).map((range) =>
+      daysSql(db, projectId, range),
+    ),
     ...groupDays(perDay, perChunk).map(([first, last]) => countsSql(db, projectId, first, last)),
   ];
   for (const [i, statement] of statements.entries()) {
