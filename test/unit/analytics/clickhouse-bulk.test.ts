@@ -165,7 +165,7 @@ describe('ClickHouse bulk load', () => {
           );
         },
       ),
-      { numRuns: 12 },
+      { numRuns: 8 },
     );
   }, 300_000);
 });
