@@ -322,6 +322,10 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     )
     .option('--from <url>', 'source backend (default: the configured one, DOCWRIGHT_ANALYTICS_URL)')
     .option('--batch-size <n>', 'views per target append (default 5000)', Number)
+    .option(
+      '--load <mode>',
+      "auto (default): bulk-load a ClickHouse target that holds none of the project's views, else append; bulk; append",
+    )
     .option(...json)
     .action(async (o) =>
       (await commands.analyticsMigrate()).analyticsMigrateCommand({
@@ -330,6 +334,7 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
         to: o.to,
         ...(o.from ? { from: o.from } : {}),
         ...(o.batchSize ? { batchSize: o.batchSize } : {}),
+        ...(o.load ? { load: o.load } : {}),
         json: Boolean(o.json),
       }),
     );

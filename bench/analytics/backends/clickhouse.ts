@@ -2,7 +2,9 @@
 //
 // Starts a ClickHouse server of its own (Debian's clickhouse-server; its data in the bench
 // dir) and the real Docwright HTTP app with a ClickHouse store behind analytics, loads the data
-// set through the ingestion pipeline, then measures what run.ts measures for the embedded
+// set (`--load bulk`, the default from 2 M events: the pipeline up to the store, then big inserts
+// and the first-visit tables built inside ClickHouse; `--load pipeline`: view by view through
+// the ingestion pipeline), then measures what run.ts measures for the embedded
 // engine: visitors export p50/p95 (cold and cached), the +02:00 range with clipped edges, HTTP
 // ingestion, the server's memory; and the naive `uniqExact` over raw events in the same
 // server, whose answer must match, with the ratio. Prints every figure.
@@ -27,6 +29,9 @@ const { values } = parseArgs({
     rotation: { type: 'string', default: 'never' },
     samples: { type: 'string', default: '15' },
     keep: { type: 'boolean', default: false },
+    load: { type: 'string' },
+    'views-per-chunk': { type: 'string' },
+    'build-memory': { type: 'string' },
   },
   strict: false,
 });
@@ -38,6 +43,8 @@ const HTTP_EVENTS = Math.min(Number(values['http-events']), EVENTS);
 const SAMPLES = Number(values.samples);
 const ROTATION = String(values.rotation ?? 'never');
 const DATABASE = 'docwright';
+const LOAD = String(values.load ?? (EVENTS >= 2_000_000 ? 'bulk' : 'pipeline'));
+if (LOAD !== 'bulk' && LOAD !== 'pipeline') throw new Error('--load must be bulk or pipeline');
 const here = path.dirname(new URL(import.meta.url).pathname);
 const dir = mkdtempSync(path.join(tmpdir(), 'docwright-bench-clickhouse-'));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -59,9 +66,16 @@ log(`server pid ${server.info.pid} at ${server.info.url}`);
 
 // 1. The data set, through the ingestion pipeline into the store (its own process).
 const loaded = await runLoader(server.info.main);
-log(
-  `load through the ingestion pipeline (its own process, batches of 20,000): ${fmt(loaded.events)} events in ${loaded.seconds.toFixed(1)} s = ${fmt(loaded.eventsPerSecond)} events/s`,
-);
+if (LOAD === 'bulk') {
+  log(
+    `bulk load (its own process: the pipeline up to the store, batches of 50,000 as TabSeparated inserts, then the first-visit tables built in ClickHouse): ${fmt(loaded.events)} events in ${loaded.seconds.toFixed(1)} s = ${fmt(loaded.eventsPerSecond)} events/s (inserts ${loaded.insertSeconds.toFixed(1)} s = ${fmt(loaded.events / loaded.insertSeconds)} events/s; build ${loaded.buildSeconds.toFixed(1)} s, heaviest statement ${fmt(loaded.buildPeakMemory / 1e6)} MB)`,
+  );
+} else {
+  log(
+    `load through the ingestion pipeline (its own process, batches of 20,000): ${fmt(loaded.events)} events in ${loaded.seconds.toFixed(1)} s = ${fmt(loaded.eventsPerSecond)} events/s`,
+  );
+}
+log(`ClickHouse resident memory after the load: ${rss(clickhouse.pid)}`);
 log(`disk used by ClickHouse after the load: ${diskUsed()}`);
 
 // 2. First query.
@@ -122,11 +136,6 @@ const retried = await sendAll(bodies.slice(0, 20), 4);
 log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);
 
 // 5. Memory: Docwright's process (the goal), and ClickHouse's beside it.
-const rss = (pid: number) => {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return `${fmt(kb('VmRSS') / 1024)} MB now, ${fmt(kb('VmHWM') / 1024)} MB peak`;
-};
 log(`server resident memory: ${rss(server.info.pid)}`);
 log(`ClickHouse resident memory: ${rss(clickhouse.pid)}`);
 log(`disk used by ClickHouse at the end: ${diskUsed()}`);
@@ -186,9 +195,22 @@ async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo 
   return { process: child, info: JSON.parse(line.toString()) as ServerInfo };
 }
 
-async function runLoader(
-  project: string,
-): Promise<{ events: number; seconds: number; eventsPerSecond: number }> {
+function rss(pid: number): string {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return `${fmt(kb('VmRSS') / 1024)} MB now, ${fmt(kb('VmHWM') / 1024)} MB peak`;
+}
+
+interface Loaded {
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  insertSeconds: number;
+  buildSeconds: number;
+  buildPeakMemory: number;
+}
+
+async function runLoader(project: string): Promise<Loaded> {
   const child = spawn(
     process.execPath,
     [
@@ -201,6 +223,9 @@ async function runLoader(
       `--paths=${PATHS}`,
       `--days=${DAYS}`,
       `--rotation=${ROTATION}`,
+      `--load=${LOAD}`,
+      ...(values['views-per-chunk'] ? [`--views-per-chunk=${values['views-per-chunk']}`] : []),
+      ...(values['build-memory'] ? [`--build-memory=${values['build-memory']}`] : []),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );

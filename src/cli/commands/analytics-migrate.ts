@@ -19,6 +19,8 @@ export interface MigrateOptions {
   to: string;
   from?: string;
   batchSize?: number;
+  /** `bulk`, `append`, or `auto` (the default): see CopyOptions.load. */
+  load?: string;
   json: boolean;
 }
 
@@ -41,6 +43,8 @@ export async function analyticsMigrateCommand(options: MigrateOptions): Promise<
   if ((options.project === undefined) === !options.allProjects) {
     throw new Error('Give either --project <id> or --all-projects');
   }
+  const load = LOAD_MODES[options.load ?? 'auto'];
+  if (load === undefined) throw new Error('--load must be auto, bulk or append');
   const { config, logger, services } = await openContext({ newDataDirNotice: options });
   const stores: Array<AnalyticsStore & ViewScanner> = [];
   try {
@@ -82,6 +86,7 @@ export async function analyticsMigrateCommand(options: MigrateOptions): Promise<
         target: to,
         checkpoints: new FileCheckpoints(checkpointFile),
         ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+        load,
         onProgress: (p) => progress.update(p),
       });
       progress.end();
@@ -117,6 +122,12 @@ export async function analyticsMigrateCommand(options: MigrateOptions): Promise<
     await services.close();
   }
 }
+
+const LOAD_MODES: Readonly<Record<string, 'auto' | 'always' | 'never'>> = {
+  auto: 'auto',
+  bulk: 'always',
+  append: 'never',
+};
 
 function describeResult(r: MigrateResult): string {
   return `Copied ${r.copied.toLocaleString('en')} views of ${r.project}; the target holds ${r.targetViews.toLocaleString('en')} views, as the source does, and its exports are the same.`;

@@ -1,4 +1,10 @@
-import { type AnalyticsStore, decodeScanCursor, nextScanCursor, type ViewScanner } from './store.ts';
+import {
+  type AnalyticsStore,
+  decodeScanCursor,
+  isBulkLoader,
+  nextScanCursor,
+  type ViewScanner,
+} from './store.ts';
 
 /** Where a copy stands, kept between runs so an interrupted copy resumes (see `copyViews`). */
 export interface CopyCheckpoint {
@@ -12,6 +18,8 @@ export interface CopyCheckpoint {
    */
   pending: { end: string | null; size: number; targetCountBefore: number } | null;
   done: boolean;
+  /** A bulk copy is under way: its batches went to `bulkAppend`, `finishBulk` has not ended. */
+  bulk?: boolean;
 }
 
 export interface CheckpointStore {
@@ -32,6 +40,16 @@ export interface CopyOptions {
   checkpoints: CheckpointStore;
   batchSize?: number;
   onProgress?: (progress: CopyProgress) => void;
+  /**
+   * How batches go into the target when it is a BulkLoader (ClickHouse): `auto` (the default)
+   * bulk-loads when the source holds at least `bulkMinViews` views of the project and the target
+   * none at the start (or a bulk copy was interrupted), `always` whenever it can, `never`
+   * through `append`. A bulk copy builds the target's derived state once, at the end
+   * (`finishBulk`), which costs a dozen statements however small the project.
+   */
+  load?: 'auto' | 'always' | 'never';
+  /** Default 100,000. */
+  bulkMinViews?: number;
 }
 
 /**
@@ -68,13 +86,25 @@ export async function copyViews(options: CopyOptions): Promise<CopyProgress> {
             copied: checkpoint.copied + pending.size,
             pending: null,
             done: false,
+            ...(checkpoint.bulk ? { bulk: true } : {}),
           }
         : { ...checkpoint, pending: null };
     await checkpoints.save(checkpoint);
   }
+  const mode = options.load ?? 'auto';
+  const bulkTarget = isBulkLoader(target) ? target : null;
+  if (mode === 'always' && bulkTarget === null) throw new Error('This target cannot bulk-load views');
+  const bulk =
+    bulkTarget !== null &&
+    (checkpoint.bulk === true ||
+      mode === 'always' ||
+      (mode === 'auto' &&
+        total - checkpoint.copied >= (options.bulkMinViews ?? 100_000) &&
+        (await target.countViews(projectId)) === 0));
   options.onProgress?.({ copied: checkpoint.copied, total });
   // A finished copy run again continues from its end: views that arrived since are copied.
   checkpoint.done = false;
+  if (bulk) checkpoint.bulk = true;
   while (!checkpoint.done) {
     const page = await source.scan(projectId, checkpoint.cursor, batchSize);
     if (page.views.length > 0) {
@@ -88,7 +118,8 @@ export async function copyViews(options: CopyOptions): Promise<CopyProgress> {
           targetCountBefore,
         },
       });
-      await target.append(projectId, page.views);
+      if (bulkTarget !== null && bulk) await bulkTarget.bulkAppend(projectId, page.views);
+      else await target.append(projectId, page.views);
     }
     // After the last page, the position after its views (not "the start"), for a later run.
     const end =
@@ -101,9 +132,16 @@ export async function copyViews(options: CopyOptions): Promise<CopyProgress> {
       copied: checkpoint.copied + page.views.length,
       pending: null,
       done: page.next === null,
+      ...(bulk ? { bulk: true } : {}),
     };
     await checkpoints.save(checkpoint);
     options.onProgress?.({ copied: checkpoint.copied, total });
+  }
+  if (bulkTarget !== null && bulk) {
+    // Interrupted here, the next run finds `bulk` and builds again (from the start: harmless).
+    await bulkTarget.finishBulk(projectId);
+    checkpoint = { ...checkpoint, bulk: false };
+    await checkpoints.save(checkpoint);
   }
   return { copied: checkpoint.copied, total };
 }

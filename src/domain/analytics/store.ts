@@ -261,6 +261,23 @@ export interface ViewScanner {
   countViews(projectId: string): Promise<number>;
 }
 
+/**
+ * A store that takes a large set of already prepared views faster than through `append`: the
+ * views go in big blocks, and what `append` keeps up to date per view (first-visit tables) is
+ * built once for the whole project by `finishBulk`. Between the first `bulkAppend` and the end
+ * of `finishBulk` the project's exports are wrong and nothing else may write its views.
+ */
+export interface BulkLoader {
+  /** Stores views as `append` does (duplicates by event key dropped), without derived state. */
+  bulkAppend(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult>;
+  /** Builds the project's derived state from all its stored views; running it again is harmless. */
+  finishBulk(projectId: string): Promise<void>;
+}
+
+export function isBulkLoader(store: object): store is BulkLoader {
+  return 'bulkAppend' in store && 'finishBulk' in store;
+}
+
 export interface ViewScan {
   views: PreparedEvent[];
   next: string | null;

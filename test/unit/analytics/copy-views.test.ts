@@ -126,8 +126,11 @@ for (const [from, to] of PAIRS) {
         target,
         checkpoints,
         batchSize: 17,
+        bulkMinViews: 100,
       });
       expect(result).toEqual({ copied: 120, total: 120 });
+      // Into an empty ClickHouse project the copy bulk-loads, then builds the first-visit tables.
+      expect(checkpoints.saved?.bulk).toBe(to === 'clickhouse' ? false : undefined);
       expect(await target.countViews('p')).toBe(120);
       expect(await target.countViews('other')).toBe(0);
       expect(await exportsOf(target, 'p')).toEqual(await exportsOf(source, 'p'));
@@ -150,10 +153,17 @@ for (const [from, to] of PAIRS) {
         // Saves: 1 pending, 2 done, 3 pending, 4 done (batch 2 in, not recorded), 5 pending …
         checkpoints.failOnSave = failOnSave;
         await expect(
-          copyViews({ projectId: 'p', source, target, checkpoints, batchSize: 20 }),
+          copyViews({ projectId: 'p', source, target, checkpoints, batchSize: 20, bulkMinViews: 1 }),
         ).rejects.toThrow('killed');
         checkpoints.failOnSave = 0;
-        const result = await copyViews({ projectId: 'p', source, target, checkpoints, batchSize: 20 });
+        const result = await copyViews({
+          projectId: 'p',
+          source,
+          target,
+          checkpoints,
+          batchSize: 20,
+          bulkMinViews: 1,
+        });
         expect(result.copied).toBe(90);
         expect(await target.countViews('p')).toBe(90);
         expect(await exportsOf(target, 'p')).toEqual(await exportsOf(source, 'p'));

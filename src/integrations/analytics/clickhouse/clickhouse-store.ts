@@ -3,6 +3,7 @@ import type {
   AppendResult,
   Breakdown,
   BreakdownQuery,
+  BulkLoader,
   PageQuery,
   PageReport,
   PreparedEvent,
@@ -14,10 +15,12 @@ import type {
   ViewScanner,
 } from '../../../domain/analytics/store.ts';
 import { Appender } from './append.ts';
+import { bulkInsert } from './bulk-load.ts';
 import { type ClickHouseConnection, type ClickHouseConnectionOptions, connect } from './connection.ts';
 import { breakdown, timeSeries } from './exports.ts';
 import { migrate } from './migrations.ts';
 import { pages } from './page-query.ts';
+import { type RebuildOptions, rebuildVisits } from './rebuild-visits.ts';
 import { reclassify } from './reclassify.ts';
 import { countProjectViews, scanViews } from './scan.ts';
 import { literal } from './sql-literal.ts';
@@ -25,6 +28,8 @@ import { literal } from './sql-literal.ts';
 export interface ClickHouseStoreOptions extends ClickHouseConnectionOptions {
   /** Most buckets one time series may have. */
   maxSeriesBuckets?: number;
+  /** How `finishBulk` (and a reclassification's rebuild) splits its work (rebuild-visits.ts). */
+  rebuild?: RebuildOptions;
 }
 
 /**
@@ -33,7 +38,7 @@ export interface ClickHouseStoreOptions extends ClickHouseConnectionOptions {
  * first-visit tables kept at insert (visit-deltas.ts, page-query.ts); idempotency keys are
  * checked before each insert (see Appender).
  */
-export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner {
+export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, BulkLoader {
   private readonly connection: ClickHouseConnection;
   private readonly options: ClickHouseStoreOptions;
   private readonly appender: Appender;
@@ -50,6 +55,18 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner {
     return this.appender.append(projectId, events);
   }
 
+  /** Views without the first-visit tables, for `finishBulk` to build (bulk-load.ts). */
+  async bulkAppend(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult> {
+    if (this.closed) throw new Error('The analytics store is closed');
+    await this.appender.idle();
+    return bulkInsert(this.connection, projectId, events);
+  }
+
+  async finishBulk(projectId: string): Promise<void> {
+    await this.appender.idle();
+    await rebuildVisits(this.connection, projectId, this.options.rebuild);
+  }
+
   pages(projectId: string, query: PageQuery): Promise<PageReport> {
     return pages(this.connection, projectId, query);
   }
@@ -64,7 +81,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner {
 
   async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
     await this.appender.idle();
-    return reclassify(this.connection, projectId, classifier);
+    return reclassify(this.connection, projectId, classifier, this.options.rebuild);
   }
 
   async scan(projectId: string, cursor: string | null, limit: number): Promise<ViewScan> {

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { identifier, literal } from './sql-literal.ts';
 
@@ -26,6 +28,11 @@ export interface ClickHouseConnection {
   database: string;
   query<T>(sql: string): Promise<T[]>;
   command(sql: string): Promise<void>;
+  /**
+   * A statement that may run for minutes (a rebuild's INSERT … SELECT), with settings of its
+   * own, over a plain HTTP request without the client's request timeout.
+   */
+  longCommand(sql: string, settings?: Readonly<Record<string, string>>): Promise<void>;
   /**
    * A query reading a table of rows sent with it (ClickHouse's "external data" over HTTP: a
    * multipart body in TabSeparated, parsed like an insert), named `name` in the SQL. For long
@@ -148,6 +155,45 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
     query,
     async command(sql) {
       await client.command({ query: sql });
+    },
+    longCommand(sql, settings = {}) {
+      const url = new URL(options.url);
+      url.searchParams.set('database', database);
+      for (const [key, value] of Object.entries({ ...SETTINGS, ...settings }))
+        url.searchParams.set(key, value);
+      const user = options.username ?? (decodeURIComponent(url.username) || 'default');
+      const password = options.password ?? decodeURIComponent(url.password);
+      url.username = '';
+      url.password = '';
+      const send = url.protocol === 'https:' ? https.request : http.request;
+      return new Promise((resolve, reject) => {
+        const req = send(
+          url,
+          {
+            method: 'POST',
+            headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
+            // A connection of its own: a kept-alive socket may have been closed by the server
+            // while this process was busy (EPIPE), and these statements are few and long.
+            agent: false,
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('error', reject);
+            res.on('end', () => {
+              if (res.statusCode === 200) resolve();
+              else
+                reject(
+                  new Error(
+                    `ClickHouse answered ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 500)}`,
+                  ),
+                );
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end(sql);
+      });
     },
     async queryWith<T>(sql: string, external: ExternalTable): Promise<T[]> {
       const text = (await post(`${sql} FORMAT JSONEachRow`, external)).toString('utf8');

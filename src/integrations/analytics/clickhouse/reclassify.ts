@@ -1,7 +1,7 @@
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { Reclassifier, ReclassifyResult } from '../../../domain/analytics/store.ts';
 import type { ClickHouseConnection } from './connection.ts';
-import { rebuildVisits } from './rebuild-visits.ts';
+import { type RebuildOptions, rebuildVisits } from './rebuild-visits.ts';
 import { literal } from './sql-literal.ts';
 
 /**
@@ -16,6 +16,7 @@ export async function reclassify(
   connection: ClickHouseConnection,
   projectId: string,
   classifier: Reclassifier,
+  rebuild: RebuildOptions = {},
 ): Promise<ReclassifyResult> {
   const where = `project = ${literal(projectId)} AND classifier_version < ${literal(classifier.version)}`;
   const groups = await connection.query<{
@@ -70,6 +71,6 @@ export async function reclassify(
   );
   await connection.awaitMutations('views');
   // New categories and purposes are new classes: the first-visit tables follow the views.
-  await rebuildVisits(connection, projectId);
+  await rebuildVisits(connection, projectId, rebuild);
   return result;
 }
