@@ -53,7 +53,7 @@ export function eventKeyBytes(eventKey: string): string {
  * RowBinary insert into `incoming` (values never pass through SQL text), which materialized
  * views split into the tables. Groups run one after another, so within this process the first
  * event with a key wins and every later one is a duplicate, and each group sees the visits of
- * the one before. A resolved append means the insert returned (see docs/analytics.md for what
+ * the one before. A resolved append means the insert returned (see docs/analytics-engines.md for what
  * ClickHouse guarantees then).
  */
 export class Appender {

@@ -8,7 +8,7 @@ import { literal } from './sql-literal.ts';
  * the step that created them, after a reclassification changed the views' classes, and after a
  * bulk load (bulk-load.ts) stored views without them. The project's old rows are deleted first,
  * so running it again gives the same tables. Appends to the project must wait meanwhile (the
- * store awaits its own; see docs/analytics.md).
+ * store awaits its own; see docs/analytics-engines.md).
  *
  * Memory stays bounded whatever the project's size, in three stages:
  * 1. `visits`, one range of visitors at a time ((page, visitor) pairs are independent), each
