@@ -129,9 +129,9 @@ for (let g = 0; g < batches.length; g += perGroup) {
 const seconds = (performance.now() - started) / 1000;
 // A retried group adds nothing.
 const retried = await Promise.all(batches.slice(0, perGroup).map((b) => store.append('prj_bench', b)));
-// Rows stored per view, per table (before merges: visit_counts' deltas are summed later).
+// Rows stored per view, per table (before merges: the count tables' deltas are summed later).
 const rowsPerView: string[] = [];
-for (const table of ['views', 'event_keys', 'visits', 'visit_days', 'visit_counts']) {
+for (const table of ['views', 'event_keys', 'pair_days', 'first_visits', 'from_edges', 'to_edges']) {
   const res = await fetch(
     `${url}/?query=${encodeURIComponent(`SELECT sum(rows) FROM system.parts WHERE database = '${database}' AND table = '${table}' AND active`)}`,
   );

@@ -15,6 +15,9 @@ import { ReferenceAnalytics, type TestEvent } from './reference.ts';
 if (process.env.DOCWRIGHT_TEST_SEED) fc.configureGlobal({ seed: Number(process.env.DOCWRIGHT_TEST_SEED) });
 
 const DAY = 86_400_000;
+const QUARTER = 900_000;
+/** Quarter hours the clipped-edge property puts both views and range bounds on, so they meet. */
+const EDGE_QUARTERS = [0, 1, 40, 41, 88, 95];
 const BASE = Date.UTC(2025, 2, 1); // 2025-03-01, a Saturday
 const NOW = new Date(BASE + 20 * DAY);
 
@@ -279,12 +282,19 @@ describe.each(ANALYTICS_BACKENDS)(
     );
 
     // Few days, so visitors come back across the clipped edges (on L, skip the middle, on R).
+    // Times of day anywhere, or on and beside the quarter hours the first-visit tables keep.
+    const timeOfDay = fc.oneof(
+      fc.integer({ min: 0, max: DAY - 1 }),
+      fc
+        .tuple(fc.constantFrom(...EDGE_QUARTERS), fc.constantFrom(0, 1, QUARTER - 1))
+        .map(([quarter, ms]) => quarter * QUARTER + ms),
+    );
     const returningDense: fc.Arbitrary<TestEvent> = fc
       .record({
         day: fc.integer({ min: 0, max: 3 }),
-        ms: fc.integer({ min: 0, max: DAY - 1 }),
+        ms: timeOfDay,
         path: fc.constantFrom('/a', '/b'),
-        ua: fc.constantFrom(...USER_AGENTS.slice(0, 4)),
+        ua: fc.constantFrom(...USER_AGENTS.slice(0, 5)),
         visitorId: fc.constantFrom('v1', 'v2', 'v3'),
       })
       .map(({ day, ms, path, ua, visitorId }) => ({
@@ -299,11 +309,63 @@ describe.each(ANALYTICS_BACKENDS)(
         fc.integer({ min: 0, max: 4 }).map((d) => ({ text: isoWithOffset(BASE + d * DAY, '+02:00') })),
         fc.integer({ min: 0, max: 4 }).map((d) => ({ text: isoWithOffset(BASE + d * DAY, '-08:00') })),
         fc.integer({ min: -DAY, max: 5 * DAY }).map((t) => ({ text: isoWithOffset(BASE + t, '+05:30') })),
+        // Any quarter hour (a local midnight somewhere, or a time of day), as most ranges are.
+        fc.tuple(fc.integer({ min: 0, max: 4 }), fc.constantFrom(...EDGE_QUARTERS)).map(([d, q]) => ({
+          text: isoWithOffset(BASE + d * DAY + q * QUARTER, q % 2 === 0 ? '+05:45' : '-03:30'),
+        })),
         wholeDay.filter((d) => d !== null),
         fc.constantFrom(...EARLY_BOUNDS),
       ),
       { nil: null },
     );
+
+    it('counts views on the quarter hour of a clipped start or end exactly once', async () => {
+      const places = new RunPlaces(backend);
+      onTestFinished(() => places.drop());
+      const { location, projectId, release } = await places.next('q');
+      const { store, service } = await opener(location)();
+      const reference = new ReferenceAnalytics(TEST_RANGES);
+      const at = (day: number, hours: number, ms = 0) => new Date(BASE + day * DAY + hours * 3_600_000 + ms);
+      // v1: on the start's own quarter (day 0, 22:00: midnight at +02:00) and again inside the last day;
+      // v2: just before the start, then on the last day; v3: on the last day at the end's quarter and just before it.
+      const views: Array<[string, Date]> = [
+        ['v1', at(0, 22)],
+        ['v1', at(1, 10)],
+        ['v2', at(0, 22, -1)],
+        ['v2', at(1, 9)],
+        ['v3', at(1, 22)],
+        ['v3', at(1, 22, -1)],
+        ['v3', at(2, 21, 59 * 60_000)],
+      ];
+      const batch: TestEvent[] = views.map(([visitorId, time]) => ({
+        timestamp: time.toISOString(),
+        path: '/a',
+        userAgent: USER_AGENTS[0] as string,
+        visitorId,
+      }));
+      try {
+        await service.ingest(projectId, batch);
+        reference.add(batch);
+        for (const [from, to] of [
+          ['2025-03-02T00:00:00+02:00', '2025-03-03T00:00:00+02:00'],
+          ['2025-03-02T00:00:00+02:00', '2025-03-04T00:00:00+02:00'],
+          ['2025-03-02T22:00:00Z', '2025-03-04T21:45:00Z'],
+          ['2025-03-01T22:15:00Z', '2025-03-03T22:00:00Z'],
+        ]) {
+          const range = toRange({ from: { text: from as string }, to: { text: to as string } }) as TimeRange;
+          const q = {
+            measure: 'visitors' as const,
+            limit: 5,
+            countAiCrawlersAsAi: false,
+            verifiedOnly: false,
+          };
+          await expectSameAnswers(service, reference, projectId, range, q);
+        }
+      } finally {
+        await store.close();
+        await release();
+      }
+    });
 
     it(
       'counts exactly with late events and restarts (whole days)',
@@ -328,7 +390,7 @@ describe.each(ANALYTICS_BACKENDS)(
                     const q = {
                       measure: 'visitors' as const,
                       limit: 2,
-                      countAiCrawlersAsAi: false,
+                      countAiCrawlersAsAi: i % 3 === 2,
                       verifiedOnly: i % 2 === 1,
                     };
                     await expectSameAnswers(service, reference, projectId, range, q);
@@ -376,7 +438,7 @@ describe.each(ANALYTICS_BACKENDS)(
                     const q = {
                       measure: 'visitors' as const,
                       limit: 2,
-                      countAiCrawlersAsAi: false,
+                      countAiCrawlersAsAi: i % 3 === 2,
                       verifiedOnly: i % 2 === 1,
                     };
                     await expectSameAnswers(service, reference, projectId, range, q);

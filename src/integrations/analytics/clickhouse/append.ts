@@ -1,10 +1,11 @@
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { AppendResult, PreparedEvent } from '../../../domain/analytics/store.ts';
-import { classBit, LATEST, NEVER } from './classes.ts';
+import { APPENDS_COLUMNS, writeCountDelta, writePairDay, writeView } from './appends-rows.ts';
+import { classIndex, QUARTER_MS } from './classes.ts';
 import type { ClickHouseConnection } from './connection.ts';
 import { RowBinaryReader, RowBinaryWriter } from './row-binary.ts';
 import { literal } from './sql-literal.ts';
-import { type DayMasks, pairId, pairPage, pairVisitor, visitDeltas } from './visit-deltas.ts';
+import { addView, type PairState, pairId, pairPage, visitDeltas } from './visit-deltas.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -25,17 +26,7 @@ interface Keyed {
   key: string | null;
 }
 
-/**
- * The columns of `incoming` every insert writes, in this order (RowBinary, row-binary.ts): a
- * view (kind 0), a visits row (kind 1) or a visit_counts delta (kind 2); each kind leaves the
- * others' columns empty.
- */
-const INCOMING_COLUMNS =
-  'kind, project, day, ts, event_key, path, visitor_hi, visitor_lo, category, purpose, agent, ' +
-  'classifier_version, user_agent, flags, status, referrer, verified, mask, side, prev, n, prevs, nexts';
-
 const NO_KEY = '\0\0\0\0\0\0\0\0';
-const EMPTY: readonly number[] = [];
 
 /**
  * The first 8 bytes of an event key (latin1, one character per byte), as `event_key` stores
@@ -48,11 +39,11 @@ export function eventKeyBytes(eventKey: string): string {
 
 /**
  * Appends views: requests arriving together are grouped; their event keys are checked against
- * `event_keys` and their visitors' earlier visit days read from `visits` (two queries at once);
- * then the new views, the visits rows and the count deltas (visit-deltas.ts) go in one
- * RowBinary insert into `incoming` (values never pass through SQL text), which materialized
+ * `event_keys` and their visitors' earlier visit days read from `pair_days` (two queries at
+ * once); then the new views, the pair_days rows and the count deltas (visit-deltas.ts) go in one
+ * RowBinary insert into `appends` (values never pass through SQL text), which materialized
  * views split into the tables. Groups run one after another, so within this process the first
- * event with a key wins and every later one is a duplicate, and each group sees the visits of
+ * event with a key wins and every later one is a duplicate, and each group sees the pair days of
  * the one before. A resolved append means the insert returned (see docs/analytics-engines.md for what
  * ClickHouse guarantees then).
  */
@@ -108,7 +99,7 @@ export class Appender {
     const out = new RowBinaryWriter();
     let rows = 0;
     const results: AppendResult[] = [];
-    const added = new Map<string, Map<string, DayMasks>>();
+    const added = new Map<string, Map<string, PairState>>();
     for (const [g, { projectId, events }] of group.entries()) {
       const seen = stored.get(projectId) ?? new Set<string>();
       stored.set(projectId, seen);
@@ -136,64 +127,30 @@ export class Appender {
         const purpose = e.purpose === null ? 0 : PURPOSE_CODES[e.purpose];
         writeView(out, projectId, e, day, key, path, category, purpose);
         rows++;
-        const bit = classBit(category, purpose, e.verified);
-        if (bit === 0) continue;
-        addClass(visits, pairId(visitor, path), day, bit);
-        addClass(visits, visitor, day, bit);
+        const cls = classIndex(category, purpose, e.verified);
+        if (cls < 0) continue;
+        const quarter = Math.floor((e.timestamp - day * DAY_MS) / QUARTER_MS);
+        addView(stateOf(visits, pairId(visitor, path)), day, cls, quarter);
+        addView(stateOf(visits, visitor), day, cls, quarter);
       }
       results.push({ accepted, duplicates });
     }
     for (const [project, visits] of added) {
       const deltas = visitDeltas(known.get(project) ?? new Map(), visits);
-      for (const v of deltas.visits) {
-        // kind 1: a visits row (its mask) and a visit_days row (its arrays).
-        out.uint8(1);
-        out.string(project);
-        out.int32(v.day);
-        out.int64(0); // ts
-        out.int64(0); // event_key
-        out.string(pairPage(v.pair));
-        const visitor = pairVisitor(v.pair);
-        out.uint64FromLatin1(visitor, 0);
-        out.uint64FromLatin1(visitor, 8);
-        writeEmptyViewColumns(out);
-        out.uint32(v.mask);
-        out.uint8(0); // side
-        out.int32(0); // prev
-        out.int64(0); // n
-        // Trailing sides left at their defaults are left out (page-query.ts reads a missing one
-        // as NEVER / LATEST): a first visit's row has none.
-        out.arrayInt32(v.prevs, lengthWithout(v.prevs, NEVER));
-        out.arrayInt32(v.nexts, lengthWithout(v.nexts, LATEST));
-        rows++;
-      }
-      for (const c of deltas.counts) {
-        // kind 2: a visit_counts delta.
-        out.uint8(2);
-        out.string(project);
-        out.int32(c.day);
-        out.int64(0); // ts
-        out.int64(0); // event_key
-        out.string(c.page);
-        out.int64(0); // visitor_hi
-        out.int64(0); // visitor_lo
-        writeEmptyViewColumns(out);
-        out.uint32(0); // mask
-        out.uint8(c.side);
-        out.int32(c.prev);
-        out.int64(c.n);
-        out.arrayInt32(EMPTY);
-        out.arrayInt32(EMPTY);
-        rows++;
-      }
+      for (const r of deltas.pairDays) writePairDay(out, project, r);
+      for (const c of deltas.counts) writeCountDelta(out, project, c);
+      rows += deltas.pairDays.length + deltas.counts.length;
     }
     if (rows > 0)
-      await this.connection.insertBinary(`${this.connection.db}.incoming (${INCOMING_COLUMNS})`, out.bytes());
+      await this.connection.insertBinary(`${this.connection.db}.appends (${APPENDS_COLUMNS})`, out.bytes());
     return results;
   }
 
-  /** Every stored visit day (with its classes) of the group's (page, visitor) pairs, per project. */
-  private async knownVisits(group: Pending[], keyed: Keyed[][]): Promise<Map<string, Map<string, DayMasks>>> {
+  /** Every stored visit day (its classes and their spans) of the group's (page, visitor) pairs, per project. */
+  private async knownVisits(
+    group: Pending[],
+    keyed: Keyed[][],
+  ): Promise<Map<string, Map<string, PairState>>> {
     const wanted = new Map<string, Set<string>>();
     for (const [g, { projectId }] of group.entries()) {
       let pairs = wanted.get(projectId);
@@ -206,7 +163,7 @@ export class Appender {
         pairs.add(visitor);
       }
     }
-    const known = new Map<string, Map<string, DayMasks>>();
+    const known = new Map<string, Map<string, PairState>>();
     for (const [projectId, pairs] of wanted) {
       const list = new RowBinaryWriter();
       for (const id of pairs) {
@@ -217,25 +174,28 @@ export class Appender {
       // The pairs go as a table sent with the query: the primary key is searched with their set.
       const answer = new RowBinaryReader(
         await this.connection.queryBinary(
-          `SELECT visitor_hi, visitor_lo, page, day, toUInt32(groupBitOr(mask))
-            FROM ${this.connection.db}.visits
+          `SELECT visitor_hi, visitor_lo, page, day, cls, min(first), max(last)
+            FROM ${this.connection.db}.pair_days
             WHERE project = ${literal(projectId)} AND (visitor_hi, visitor_lo, page) IN pairs
-            GROUP BY visitor_hi, visitor_lo, page, day`,
+            GROUP BY visitor_hi, visitor_lo, page, day, cls`,
           { name: 'pairs', structure: 'hi UInt64, lo UInt64, page String', rows: list.bytes() },
         ),
       );
-      const byPair = new Map<string, DayMasks>();
+      const byPair = new Map<string, PairState>();
       while (!answer.done) {
         const visitor = answer.uint64Latin1() + answer.uint64Latin1();
         const pair = pairId(visitor, answer.string());
         const day = answer.int32();
-        const mask = answer.uint32();
+        const cls = answer.uint8();
+        const first = answer.uint8();
+        const last = answer.uint8();
         let days = byPair.get(pair);
         if (!days) {
           days = new Map();
           byPair.set(pair, days);
         }
-        days.set(day, mask);
+        addView(days, day, cls, first);
+        addView(days, day, cls, last);
       }
       known.set(projectId, byPair);
     }
@@ -280,10 +240,13 @@ export class Appender {
   }
 }
 
-function addClass(visits: Map<string, DayMasks>, pair: string, day: number, bit: number): void {
-  const days = visits.get(pair);
-  if (days) days.set(day, ((days.get(day) ?? 0) | bit) >>> 0);
-  else visits.set(pair, new Map<number, number>().set(day, bit));
+function stateOf(visits: Map<string, PairState>, pair: string): PairState {
+  let state = visits.get(pair);
+  if (!state) {
+    state = new Map();
+    visits.set(pair, state);
+  }
+  return state;
 }
 
 function keyedOf(e: PreparedEvent): Keyed {
@@ -294,61 +257,4 @@ function keyedOf(e: PreparedEvent): Keyed {
     path: e.path.toWellFormed(),
     key: e.eventKey === null ? null : eventKeyBytes(e.eventKey),
   };
-}
-
-/** How many of `values` remain once the trailing ones equal to `fill` are left out. */
-function lengthWithout(values: readonly number[], fill: number): number {
-  let length = values.length;
-  while (length > 0 && values[length - 1] === fill) length--;
-  return length;
-}
-
-/** kind 0: a view, with its event key's bytes (or 0). */
-function writeView(
-  out: RowBinaryWriter,
-  projectId: string,
-  e: PreparedEvent,
-  day: number,
-  key: string | null,
-  path: string,
-  category: number,
-  purpose: number,
-): void {
-  out.uint8(0);
-  out.string(projectId);
-  out.int32(day);
-  out.int64(e.timestamp);
-  if (key === null) out.int64(0);
-  else out.uint64FromLatin1(key, 0);
-  out.string(path);
-  out.uint64FromBytes(e.visitorKey, 0);
-  out.uint64FromBytes(e.visitorKey, 8);
-  out.uint8(category);
-  out.uint8(purpose);
-  out.string(e.agent);
-  out.uint32(e.classifierVersion);
-  out.string(e.userAgent);
-  out.uint8(e.flags);
-  out.nullableUInt16(e.status);
-  out.nullableString(e.referrer);
-  out.uint8(e.verified ? 1 : 0);
-  out.uint32(0); // mask
-  out.uint8(0); // side
-  out.int32(0); // prev
-  out.int64(0); // n
-  out.arrayInt32(EMPTY);
-  out.arrayInt32(EMPTY);
-}
-
-/** category … verified of a row that is not a view. */
-function writeEmptyViewColumns(out: RowBinaryWriter): void {
-  out.uint8(0); // category
-  out.uint8(0); // purpose
-  out.string(''); // agent
-  out.uint32(0); // classifier_version
-  out.string(''); // user_agent
-  out.uint8(0); // flags
-  out.nullableUInt16(null);
-  out.nullableString(null);
-  out.uint8(0); // verified
 }

@@ -11,13 +11,13 @@ const DAY_MS = 86_400_000;
 const eventKeyNumber = (eventKey: string): bigint =>
   Buffer.from(eventKeyBytes(eventKey), 'latin1').readBigUInt64BE(0);
 
-/** The columns of `incoming` a view (kind 0) fills, in the order `viewLine` writes them. */
+/** The columns of `appends` a view (kind 0) fills, in the order `viewLine` writes them. */
 const COLUMNS =
   'kind, project, day, ts, event_key, path, visitor_hi, visitor_lo, category, purpose, agent, classifier_version, user_agent, flags, status, referrer, verified';
 
 /**
  * The first half of a bulk load: stores views and their event keys in one TabSeparated insert
- * into `incoming` (the materialized views fill `views` and `event_keys`), without the
+ * into `appends` (the materialized views fill `views` and `event_keys`), without the
  * first-visit tables, which `rebuildVisits` then builds for the whole project at once. Events
  * whose (day, event key) is stored already, or came earlier in the batch, are duplicates, as
  * for `append`. Until the rebuild, the project's visitor exports are wrong, and no other
@@ -49,13 +49,13 @@ export async function bulkInsert(
   }
   if (lines.length > 0) {
     await connection.longCommand(
-      `INSERT INTO ${connection.db}.incoming (${COLUMNS}) FORMAT TabSeparated\n${lines.join('\n')}\n`,
+      `INSERT INTO ${connection.db}.appends (${COLUMNS}) FORMAT TabSeparated\n${lines.join('\n')}\n`,
     );
   }
   return { accepted: lines.length, duplicates };
 }
 
-/** One view as a TabSeparated line of `incoming` (NULL as `\N`). */
+/** One view as a TabSeparated line of `appends` (NULL as `\N`). */
 function viewLine(project: string, day: number, key: string, e: PreparedEvent): string {
   const text = (value: string) => tsv(value.toWellFormed());
   return [

@@ -23,6 +23,20 @@ export function classBit(category: number, purpose: number, verified: boolean): 
   return 2 ** (1 + (category - AI) * 10 + purpose * 2 + (verified ? 1 : 0));
 }
 
+/** How many classes there are: bit 0 (human), then bits 1–20 (ai and ai_crawler). */
+export const CLASS_COUNT = 21;
+
+/** The class bit's number (0–20) of a view, or -1 when the page exports never count it. */
+export function classIndex(category: number, purpose: number, verified: boolean): number {
+  if (category === HUMAN) return 0;
+  if (category !== AI && category !== AI_CRAWLER) return -1;
+  return 1 + (category - AI) * 10 + purpose * 2 + (verified ? 1 : 0);
+}
+
+/** `classIndex` in SQL over the columns of `views`; 255 where the view has no class. */
+export const CLASS_INDEX_SQL = `toUInt8(if(category = ${HUMAN}, 0,
+  if(category IN (${AI}, ${AI_CRAWLER}), 1 + (category - ${AI}) * 10 + purpose * 2 + verified, 255)))`;
+
 /** `classBit` in SQL over the columns of `views` (category, purpose, verified). */
 export const CLASS_BIT_SQL = `toUInt32(if(category = ${HUMAN}, 1,
   if(category IN (${AI}, ${AI_CRAWLER}), bitShiftLeft(toUInt32(1), 1 + (category - ${AI}) * 10 + purpose * 2 + verified), 0)))`;
@@ -56,7 +70,7 @@ const aiTests: Array<(c: ClassOf) => boolean> = [
   (c) => isAgent(c) && c.verified,
 ];
 
-/** Every side's class mask, by side number (stored in `visit_counts.side`; never reorder). */
+/** Every side's class mask, by side number (bit s of the count tables' `sides`; never reorder). */
 export const SIDE_MASKS: readonly number[] = [
   maskOf((c) => c.category === HUMAN),
   ...aiTests.map((test) => maskOf(test)),
@@ -64,6 +78,13 @@ export const SIDE_MASKS: readonly number[] = [
   ...[1, 2, 3, 4].map((p) => maskOf((c) => isAgent(c) && c.purpose === p)),
   ...[1, 2, 3, 4].map((p) => maskOf((c) => isAgent(c) && c.purpose === p && c.verified)),
 ];
+
+/** Per class number, the sides holding it, as a mask of side numbers (bit s: side s). */
+export const SIDES_OF_CLASS: readonly number[] = Array.from({ length: CLASS_COUNT }, (_, c) => {
+  let sides = 0;
+  for (const [s, mask] of SIDE_MASKS.entries()) if ((mask & (2 ** c)) !== 0) sides |= 2 ** s;
+  return sides >>> 0;
+});
 
 /** The sides one export counts: human, ai, total, then the four purposes (assistant … other). */
 export interface ExportSides {
@@ -94,3 +115,11 @@ export const NEVER = -2147483648;
 
 /** "No later visit": the `next` of a last visit, above every day. */
 export const LATEST = 2147483647;
+
+/**
+ * First-visit tables keep times of day as quarter hours (0–95): every time zone's offset is a
+ * multiple of 15 minutes, so a range from one local midnight to another has its clipped edges
+ * on quarter-hour boundaries, and the edges are counted from sums, not from visitors.
+ */
+export const QUARTER_MS = 900_000;
+export const QUARTERS_PER_DAY = 96;

@@ -39,8 +39,8 @@ export interface ClickHouseConnection {
    * value lists: parsing them as SQL literals is slow and limited by `max_ast_elements`.
    */
   queryWith<T>(sql: string, external: ExternalTable): Promise<T[]>;
-  /** The same, answering in RowBinary (row-binary.ts): the answer's bytes. */
-  queryBinary(sql: string, external: ExternalTable): Promise<Buffer>;
+  /** A query answering in RowBinary (row-binary.ts), with a table sent beside it or not: the answer's bytes. */
+  queryBinary(sql: string, external: ExternalTable | null): Promise<Buffer>;
   /**
    * Inserts rows already written in RowBinary (every column of the table, in order). Sent once
    * more only when the socket broke before the server read anything (EPIPE).
@@ -112,13 +112,14 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
    * A request of our own over fetch (the client has no external data and no RowBinary insert):
    * a query with a table sent beside it (multipart), or an insert whose body is its rows.
    */
-  const post = async (sql: string, payload: ExternalTable | Buffer): Promise<Buffer> => {
+  const post = async (sql: string, payload: ExternalTable | Buffer | null): Promise<Buffer> => {
     const url = new URL(base);
     url.searchParams.set('query', sql);
     url.searchParams.set('database', database);
     for (const [key, value] of Object.entries(SETTINGS)) url.searchParams.set(key, value);
-    let body: FormData | Buffer;
-    if (Buffer.isBuffer(payload)) body = payload;
+    let body: FormData | Buffer | undefined;
+    if (payload === null) body = undefined;
+    else if (Buffer.isBuffer(payload)) body = payload;
     else {
       const { name, structure, rows } = payload;
       url.searchParams.set(`${name}_structure`, structure);

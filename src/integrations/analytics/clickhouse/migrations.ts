@@ -99,7 +99,68 @@ const MIGRATIONS: readonly Step[] = [
       `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.incoming_counts TO ${db}.visit_counts AS
         SELECT project, side, day, path AS page, prev, n FROM ${db}.incoming WHERE kind = 2`,
     ],
-    // The views stored before this step, into the first-visit tables.
+    // Step 3 replaces these tables and builds its own from the views, so nothing to fill here.
+  },
+  {
+    version: 3,
+    name: 'first-visit tables by quarter hour, edges from sums',
+    statements: (db) => [
+      // Per (page, visitor, day) and class number (classes.ts), the first and last quarter hour
+      // of the day with a view; the true span is min(first), max(last) over a day's rows.
+      // Visitor first, so a batch's lookup of its visitors' earlier days reads few granules.
+      `CREATE TABLE IF NOT EXISTS ${db}.pair_days (
+        project String, visitor_hi UInt64, visitor_lo UInt64, page String, day Int32,
+        cls UInt8, first UInt8, last UInt8
+      ) ENGINE = MergeTree() PARTITION BY intDiv(day, 32) ORDER BY (project, visitor_hi, visitor_lo, page, day)
+        SETTINGS index_granularity = 256`,
+      // Signed counts per set of sides (bit s: side s), summed by key (visit-deltas.ts).
+      `CREATE TABLE IF NOT EXISTS ${db}.first_visits (
+        project String, day Int32, page String, sides UInt32, prev Int32, n Int64
+      ) ENGINE = SummingMergeTree(n) PARTITION BY intDiv(day, 32) ORDER BY (project, day, page, sides, prev)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.from_edges (
+        project String, day Int32, page String, sides UInt32, last UInt8, next Int32, n Int64
+      ) ENGINE = SummingMergeTree(n) PARTITION BY intDiv(day, 32) ORDER BY (project, day, page, sides, last, next)`,
+      `CREATE TABLE IF NOT EXISTS ${db}.to_edges (
+        project String, day Int32, page String, sides UInt32, first UInt8, prevq Int32, n Int64
+      ) ENGINE = SummingMergeTree(n) PARTITION BY intDiv(day, 32) ORDER BY (project, day, page, sides, first, prevq)`,
+      // Every append is one insert here; the materialized views below split it by kind (0: a
+      // view, 1: a pair_days row, 2–4: a delta of first_visits, from_edges, to_edges). New names
+      // rather than a changed `incoming`, so a node still on step 2 fails to insert rather than
+      // losing rows into a table without its materialized views.
+      `CREATE TABLE IF NOT EXISTS ${db}.appends (
+        kind UInt8, project String, day Int32, ts Int64, event_key UInt64, path String,
+        visitor_hi UInt64, visitor_lo UInt64, category UInt8, purpose UInt8, agent String,
+        classifier_version UInt32, user_agent String, flags UInt8, status Nullable(UInt16),
+        referrer Nullable(String), verified UInt8, cls UInt8, first UInt8, last UInt8,
+        sides UInt32, a Int32, b Int32, n Int64
+      ) ENGINE = Null`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_views TO ${db}.views AS
+        SELECT project, day, ts, event_key, path, visitor_hi, visitor_lo, category, purpose, agent,
+               classifier_version, user_agent, flags, status, referrer, verified
+          FROM ${db}.appends WHERE kind = 0`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_keys TO ${db}.event_keys AS
+        SELECT project, day, event_key FROM ${db}.appends WHERE kind = 0 AND event_key != 0`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_pair_days TO ${db}.pair_days AS
+        SELECT project, visitor_hi, visitor_lo, path AS page, day, cls, first, last FROM ${db}.appends WHERE kind = 1`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_first_visits TO ${db}.first_visits AS
+        SELECT project, day, path AS page, sides, a AS prev, n FROM ${db}.appends WHERE kind = 2`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_from_edges TO ${db}.from_edges AS
+        SELECT project, day, path AS page, sides, toUInt8(a) AS last, b AS next, n FROM ${db}.appends WHERE kind = 3`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_to_edges TO ${db}.to_edges AS
+        SELECT project, day, path AS page, sides, toUInt8(a) AS first, b AS prevq, n FROM ${db}.appends WHERE kind = 4`,
+      // Step 2's tables and the insert path into them.
+      ...[
+        'incoming_views',
+        'incoming_keys',
+        'incoming_visits',
+        'incoming_days',
+        'incoming_counts',
+        'incoming',
+      ]
+        .concat(['visits', 'visit_days', 'visit_counts'])
+        .map((table) => `DROP TABLE IF EXISTS ${db}.${table}`),
+    ],
+    // The views stored before this step, into the new tables.
     after: (connection) => rebuildVisits(connection, null),
   },
 ];

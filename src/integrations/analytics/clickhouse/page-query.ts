@@ -1,5 +1,5 @@
 import type { PageQuery, PageReport, PageRow } from '../../../domain/analytics/store.ts';
-import { exportSides, NEVER, sideList } from './classes.ts';
+import { exportSides, NEVER, QUARTER_MS, sideList } from './classes.ts';
 import type { ClickHouseConnection } from './connection.ts';
 import { classedViews, columnsOf, DAY_MS, inSide, rawMeasures, toCounts, whereRange } from './side-sql.ts';
 import { literal } from './sql-literal.ts';
@@ -11,11 +11,12 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 type Figures = Map<string, number[]>;
 
 /**
- * Per-page counts and totals. Views are counted over the raw views. Distinct visitors: the
- * range's whole days from `visit_counts` (first visits in the range: a sum over a few rows per
- * page and day), plus the visitors of its clipped edge days (at most two days of raw views) that
- * have no visit of the same side in those whole days (looked up in `visits`). A range inside one
- * day has no whole day: its raw views are all edge.
+ * Per-page counts and totals. Views are counted over the raw views. Distinct visitors, for a
+ * range whose ends are on quarter hours (every local midnight is): the range's whole days from
+ * `first_visits` (first visits in the range: a sum over a few rows per page and day), plus its
+ * clipped edge days from `from_edges` and `to_edges` (sums over one day's rows each; see
+ * visit-deltas.ts). A range inside one day, or with an end off the quarter hours, is counted
+ * from its raw views.
  */
 export async function pages(
   connection: ClickHouseConnection,
@@ -68,25 +69,61 @@ async function visitorFigures(
   sides: number[],
 ): Promise<Figures> {
   const { from, to } = query.range;
-  // Whole days [first, end); the clipped days around them are edges.
+  // Whole days [first, end); the clipped days around them (L, R) are edges.
   const first = from === null ? NEVER + 1 : Math.ceil(from / DAY_MS);
   const end = to === null ? LAST_DAY : Math.floor(to / DAY_MS);
-  const edgeDays = [
-    ...(from !== null && from % DAY_MS !== 0 ? [Math.floor(from / DAY_MS)] : []),
-    ...(to !== null && to % DAY_MS !== 0 ? [Math.floor(to / DAY_MS)] : []),
-  ];
-  const [whole, edges] = await Promise.all([
-    first < end ? wholeDays(connection, projectId, sides, first, end) : new Map<string, number[]>(),
-    edgeDays.length > 0
-      ? edgeVisitors(connection, projectId, query, sides, edgeDays, first < end ? [first, end] : null)
-      : new Map<string, number[]>(),
-  ]);
-  for (const [page, values] of edges) {
-    const sum = whole.get(page);
-    if (sum) for (let i = 0; i < values.length; i++) sum[i] = (sum[i] ?? 0) + (values[i] ?? 0);
-    else whole.set(page, values);
+  const clippedFrom = from !== null && from % DAY_MS !== 0 ? Math.floor(from / DAY_MS) : null;
+  const clippedTo = to !== null && to % DAY_MS !== 0 ? Math.floor(to / DAY_MS) : null;
+  const onQuarters = (from === null || from % QUARTER_MS === 0) && (to === null || to % QUARTER_MS === 0);
+  // Inside one day, or edges off the quarter hours the tables keep: count the range's views.
+  if ((clippedFrom !== null && clippedFrom === clippedTo) || !onQuarters)
+    return rangeVisitors(connection, projectId, query, sides);
+  const parts: Array<Promise<Figures>> = [];
+  if (first < end) parts.push(wholeDays(connection, projectId, sides, first, end));
+  if (clippedFrom !== null) {
+    // L's visitors at or after the start not seen again in the whole days (their next day is
+    // at or after `end`, or none).
+    const startQuarter = ((from as number) - clippedFrom * DAY_MS) / QUARTER_MS;
+    parts.push(
+      edgeSums(
+        connection,
+        projectId,
+        sides,
+        'from_edges',
+        clippedFrom,
+        `last >= ${literal(startQuarter)} AND next >= ${literal(end)}`,
+      ),
+    );
   }
-  return whole;
+  if (clippedTo !== null) {
+    // R's visitors before the end whose last view before R is before the range's start.
+    const endQuarter = ((to as number) - clippedTo * DAY_MS) / QUARTER_MS;
+    const fromQuarter = from === null ? NEVER + 1 : from / QUARTER_MS;
+    parts.push(
+      edgeSums(
+        connection,
+        projectId,
+        sides,
+        'to_edges',
+        clippedTo,
+        `first < ${literal(endQuarter)} AND prevq < ${literal(fromQuarter)}`,
+      ),
+    );
+  }
+  const figures: Figures = new Map();
+  for (const part of await Promise.all(parts)) {
+    for (const [page, values] of part) {
+      const sum = figures.get(page);
+      if (sum) for (let i = 0; i < values.length; i++) sum[i] = (sum[i] ?? 0) + (values[i] ?? 0);
+      else figures.set(page, values);
+    }
+  }
+  return figures;
+}
+
+/** `sumIf(n, …)` per side, over rows whose `sides` mask holds it. */
+function sideSums(sides: number[]): string {
+  return sides.map((side, i) => `sumIf(n, bitAnd(sides, ${literal(2 ** side)}) != 0) AS c${i}`).join(', ');
 }
 
 /** First visits in [first, end) per page and side. */
@@ -97,85 +134,47 @@ async function wholeDays(
   first: number,
   end: number,
 ): Promise<Figures> {
-  const columns = sides.map((side, i) => `sumIf(n, side = ${literal(side)}) AS c${i}`).join(', ');
   const rows = await connection.query<Record<string, unknown>>(
-    `SELECT page, ${columns} FROM ${connection.db}.visit_counts
-      WHERE project = ${literal(projectId)} AND side IN ${tupleOf(sides)}
-        AND day >= ${literal(first)} AND day < ${literal(end)} AND prev < ${literal(first)}
+    `SELECT page, ${sideSums(sides)} FROM ${connection.db}.first_visits
+      WHERE project = ${literal(projectId)} AND day >= ${literal(first)} AND day < ${literal(end)}
+        AND prev < ${literal(first)}
       GROUP BY page`,
   );
   return new Map(rows.map((r) => [String(r.page), columnsOf(r, sides.length)]));
 }
 
-/**
- * Visitors of the clipped edge days' part of the range with no visit of the side in the whole
- * days `whole` (null: none), per page and side. An edge visitor of the first day L has one in
- * the whole days iff its next visit of the side after L is before their end; one of the last
- * day R iff its previous visit before R is at or after their start (`visit_days`, read for
- * those two days only).
- *
- * Those two days' `visit_days` rows are read whole by the primary key's day range and grouped
- * with the edge views by (page, visitor) in one aggregation: a join of the edge pairs with
- * them (18.16's hash join on a String and two UInt64 keys) took most of the query's time.
- */
-async function edgeVisitors(
+/** One clipped edge day's visitors per page and side: a sum over the day's rows of `table`. */
+async function edgeSums(
   connection: ClickHouseConnection,
   projectId: string,
-  query: PageQuery,
   sides: number[],
-  edgeDays: number[],
-  whole: [number, number] | null,
+  table: 'from_edges' | 'to_edges',
+  day: number,
+  condition: string,
 ): Promise<Figures> {
-  const { db } = connection;
-  const days = tupleOf(edgeDays);
-  const { from, to } = query.range;
-  // The clipped first and last days (NEVER, matching no day, when that end is not clipped).
-  const first = literal(from !== null && from % DAY_MS !== 0 ? Math.floor(from / DAY_MS) : NEVER);
-  const last = literal(to !== null && to % DAY_MS !== 0 ? Math.floor(to / DAY_MS) : NEVER);
-  const edge = `SELECT visitor_hi, visitor_lo, page, day, bit FROM (
-      ${classedViews(db, `${whereRange(projectId, query.range)} AND day IN ${days}`, "visitor_hi, visitor_lo, day, [path, ''] AS pages")}
-    ) ARRAY JOIN pages AS page WHERE bit != 0`;
-  const pairs = `SELECT page, visitor_hi, visitor_lo, groupBitOrIf(bit, day = ${first}) AS onFirst,
-      groupBitOrIf(bit, day = ${last}) AS onLast
-    FROM (${edge}) GROUP BY page, visitor_hi, visitor_lo`;
-  if (whole === null) {
-    const columns = sides
-      .map((side, i) => `sum(${inSide('bitOr(onFirst, onLast)', side)}) AS c${i}`)
-      .join(', ');
-    const rows = await connection.query<Record<string, unknown>>(
-      `SELECT page, ${columns} FROM (${pairs}) GROUP BY page`,
-    );
-    return new Map(rows.map((r) => [String(r.page), columnsOf(r, sides.length)]));
-  }
-  // One aggregation over the edge views and the edge days' `visit_days` rows (read by the
-  // primary key's day range), instead of a join of the two: a view row has no arrays, a
-  // `visit_days` row no class bit.
-  const linked = `SELECT page, visitor_hi, visitor_lo, groupBitOrIf(bit, day = ${first}) AS onFirst,
-      groupBitOrIf(bit, day = ${last}) AS onLast, minForEachIf(nexts, day = ${first}) AS nextAfterFirst,
-      maxForEachIf(prevs, day = ${last}) AS prevBeforeLast
-    FROM (
-      SELECT visitor_hi, visitor_lo, page, day, bit, emptyArrayInt32() AS prevs, emptyArrayInt32() AS nexts
-        FROM (${edge})
-      UNION ALL
-      SELECT visitor_hi, visitor_lo, page, day, toUInt32(0) AS bit, prevs, nexts FROM ${db}.visit_days
-        WHERE project = ${literal(projectId)} AND day IN ${days}
-    ) GROUP BY page, visitor_hi, visitor_lo HAVING bitOr(onFirst, onLast) != 0`;
-  const [start, end] = whole;
-  // Arrays are read only for a side the pair has on that edge day, whose row therefore exists.
-  // Appends leave out trailing sides at their defaults: a missing next is LATEST (not before
-  // the end), a missing previous NEVER (not at or after the start).
-  const inWhole = (side: number) =>
-    `((${inSide('onFirst', side)} AND length(nextAfterFirst) > ${side} AND nextAfterFirst[${side + 1}] < ${literal(end)})
-      OR (${inSide('onLast', side)} AND length(prevBeforeLast) > ${side} AND prevBeforeLast[${side + 1}] >= ${literal(start)}))`;
-  const columns = sides
-    .map((side, i) => `sum(${inSide('bitOr(onFirst, onLast)', side)} AND NOT ${inWhole(side)}) AS c${i}`)
-    .join(', ');
   const rows = await connection.query<Record<string, unknown>>(
-    `SELECT page, ${columns} FROM (${linked}) GROUP BY page`,
+    `SELECT page, ${sideSums(sides)} FROM ${connection.db}.${table}
+      WHERE project = ${literal(projectId)} AND day = ${literal(day)} AND ${condition}
+      GROUP BY page`,
   );
   return new Map(rows.map((r) => [String(r.page), columnsOf(r, sides.length)]));
 }
 
-function tupleOf(values: number[]): string {
-  return `(${values.map((v) => literal(v)).join(', ')})`;
+/** Distinct (page, visitor) per side over the range's raw views (exact; for short or odd ranges). */
+async function rangeVisitors(
+  connection: ClickHouseConnection,
+  projectId: string,
+  query: PageQuery,
+  sides: number[],
+): Promise<Figures> {
+  const columns = sides.map((side, i) => `sum(${inSide('mask', side)}) AS c${i}`).join(', ');
+  const rows = await connection.query<Record<string, unknown>>(
+    `SELECT page, ${columns} FROM (
+      SELECT page, groupBitOr(bit) AS mask FROM (
+        ${classedViews(connection.db, whereRange(projectId, query.range), "visitor_hi, visitor_lo, [path, ''] AS pages")}
+      ) ARRAY JOIN pages AS page WHERE bit != 0
+      GROUP BY page, visitor_hi, visitor_lo
+    ) GROUP BY page`,
+  );
+  return new Map(rows.map((r) => [String(r.page), columnsOf(r, sides.length)]));
 }
