@@ -18,6 +18,8 @@ const DAY = 86_400_000;
 const QUARTER = 900_000;
 /** Quarter hours the clipped-edge property puts both views and range bounds on, so they meet. */
 const EDGE_QUARTERS = [0, 1, 40, 41, 88, 95];
+/** Offsets from those quarter hours inside the quarter before or after them (ms). */
+const NEAR_QUARTER = [-420_000, -120_000, -1, 1, 120_000, 420_000];
 const BASE = Date.UTC(2025, 2, 1); // 2025-03-01, a Saturday
 const NOW = new Date(BASE + 20 * DAY);
 
@@ -286,8 +288,8 @@ describe.each(ANALYTICS_BACKENDS)(
     const timeOfDay = fc.oneof(
       fc.integer({ min: 0, max: DAY - 1 }),
       fc
-        .tuple(fc.constantFrom(...EDGE_QUARTERS), fc.constantFrom(0, 1, QUARTER - 1))
-        .map(([quarter, ms]) => quarter * QUARTER + ms),
+        .tuple(fc.constantFrom(...EDGE_QUARTERS), fc.constantFrom(0, 1, QUARTER - 1, ...NEAR_QUARTER))
+        .map(([quarter, ms]) => (quarter * QUARTER + ms + DAY) % DAY),
     );
     const returningDense: fc.Arbitrary<TestEvent> = fc
       .record({
@@ -313,6 +315,14 @@ describe.each(ANALYTICS_BACKENDS)(
         fc.tuple(fc.integer({ min: 0, max: 4 }), fc.constantFrom(...EDGE_QUARTERS)).map(([d, q]) => ({
           text: isoWithOffset(BASE + d * DAY + q * QUARTER, q % 2 === 0 ? '+05:45' : '-03:30'),
         })),
+        // Beside those quarter hours, so views fall in the slivers off them.
+        fc
+          .tuple(
+            fc.integer({ min: 0, max: 4 }),
+            fc.constantFrom(...EDGE_QUARTERS),
+            fc.constantFrom(...NEAR_QUARTER),
+          )
+          .map(([d, q, ms]) => ({ text: isoWithOffset(BASE + d * DAY + q * QUARTER + ms, '+05:30') })),
         wholeDay.filter((d) => d !== null),
         fc.constantFrom(...EARLY_BOUNDS),
       ),
@@ -336,6 +346,9 @@ describe.each(ANALYTICS_BACKENDS)(
         ['v3', at(1, 22)],
         ['v3', at(1, 22, -1)],
         ['v3', at(2, 21, 59 * 60_000)],
+        // v4: in the sliver before a start off the quarter hour, and in that start's first quarter.
+        ['v4', at(0, 21, 58 * 60_000)],
+        ['v4', at(0, 22, 30_000)],
       ];
       const batch: TestEvent[] = views.map(([visitorId, time]) => ({
         timestamp: time.toISOString(),
@@ -351,6 +364,11 @@ describe.each(ANALYTICS_BACKENDS)(
           ['2025-03-02T00:00:00+02:00', '2025-03-04T00:00:00+02:00'],
           ['2025-03-02T22:00:00Z', '2025-03-04T21:45:00Z'],
           ['2025-03-01T22:15:00Z', '2025-03-03T22:00:00Z'],
+          // Off the quarter hours: slivers before the first and after the last quarter hour.
+          ['2025-03-01T21:59:59.999Z', '2025-03-03T22:00:00.001Z'],
+          ['2025-03-01T21:50:00Z', '2025-03-02T22:07:00Z'],
+          ['2025-03-01T12:00:00.001Z', '2025-03-02T21:59:59.999Z'],
+          ['2025-03-01T21:55:00Z', '2025-03-02T12:00:00Z'],
         ]) {
           const range = toRange({ from: { text: from as string }, to: { text: to as string } }) as TimeRange;
           const q = {

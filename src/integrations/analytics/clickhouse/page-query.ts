@@ -1,4 +1,4 @@
-import type { PageQuery, PageReport, PageRow } from '../../../domain/analytics/store.ts';
+import type { PageQuery, PageReport, PageRow, TimeRange } from '../../../domain/analytics/store.ts';
 import { exportSides, NEVER, QUARTER_MS, sideList } from './classes.ts';
 import type { ClickHouseConnection } from './connection.ts';
 import { classedViews, columnsOf, DAY_MS, inSide, rawMeasures, toCounts, whereRange } from './side-sql.ts';
@@ -27,7 +27,7 @@ export async function pages(
   const figures =
     query.measure === 'views'
       ? await rawFigures(connection, projectId, query, sides)
-      : await visitorFigures(connection, projectId, query, sides);
+      : await visitorFigures(connection, projectId, query.range, sides);
   const totals = toCounts(figures.get(''));
   const rows: PageRow[] = [];
   for (const [path, values] of figures) {
@@ -65,19 +65,20 @@ async function rawFigures(
 async function visitorFigures(
   connection: ClickHouseConnection,
   projectId: string,
-  query: PageQuery,
+  range: TimeRange,
   sides: number[],
 ): Promise<Figures> {
-  const { from, to } = query.range;
+  const { from, to } = range;
   // Whole days [first, end); the clipped days around them (L, R) are edges.
   const first = from === null ? NEVER + 1 : Math.ceil(from / DAY_MS);
   const end = to === null ? LAST_DAY : Math.floor(to / DAY_MS);
   const clippedFrom = from !== null && from % DAY_MS !== 0 ? Math.floor(from / DAY_MS) : null;
   const clippedTo = to !== null && to % DAY_MS !== 0 ? Math.floor(to / DAY_MS) : null;
+  // Inside one day: count the range's views.
+  if (clippedFrom !== null && clippedFrom === clippedTo)
+    return rangeVisitors(connection, projectId, range, sides);
   const onQuarters = (from === null || from % QUARTER_MS === 0) && (to === null || to % QUARTER_MS === 0);
-  // Inside one day, or edges off the quarter hours the tables keep: count the range's views.
-  if ((clippedFrom !== null && clippedFrom === clippedTo) || !onQuarters)
-    return rangeVisitors(connection, projectId, query, sides);
+  if (!onQuarters) return offQuarters(connection, projectId, range, sides);
   const parts: Array<Promise<Figures>> = [];
   if (first < end) parts.push(wholeDays(connection, projectId, sides, first, end));
   if (clippedFrom !== null) {
@@ -110,8 +111,13 @@ async function visitorFigures(
       ),
     );
   }
+  return added(await Promise.all(parts));
+}
+
+/** Figures summed page by page. */
+function added(parts: Figures[]): Figures {
   const figures: Figures = new Map();
-  for (const part of await Promise.all(parts)) {
+  for (const part of parts) {
     for (const [page, values] of part) {
       const sum = figures.get(page);
       if (sum) for (let i = 0; i < values.length; i++) sum[i] = (sum[i] ?? 0) + (values[i] ?? 0);
@@ -119,6 +125,82 @@ async function visitorFigures(
     }
   }
   return figures;
+}
+
+/**
+ * A range with an end off the quarter hours: its quarter-hour part M = [from rounded up, to
+ * rounded down) as above, plus the visitors of the slivers around it (under 15 minutes each)
+ * with no view of the side in M. A sliver visitor's `pair_days` rows on M's days tell that: a
+ * whole day of M, or its clipped first day with a last quarter at or after M's start, or its
+ * clipped last day with a first quarter before M's end.
+ */
+async function offQuarters(
+  connection: ClickHouseConnection,
+  projectId: string,
+  range: TimeRange,
+  sides: number[],
+): Promise<Figures> {
+  const { from, to } = range;
+  const start = from === null ? null : Math.ceil(from / QUARTER_MS) * QUARTER_MS;
+  const end = to === null ? null : Math.floor(to / QUARTER_MS) * QUARTER_MS;
+  const firstDay = start === null ? null : Math.floor(start / DAY_MS);
+  const lastDay = end === null ? null : Math.floor((end - 1) / DAY_MS);
+  // M empty, or inside one day clipped at both ends: a day at most, counted from its views.
+  if (
+    (start !== null && end !== null && start >= end) ||
+    (firstDay !== null &&
+      firstDay === lastDay &&
+      start !== firstDay * DAY_MS &&
+      end !== (firstDay + 1) * DAY_MS)
+  )
+    return rangeVisitors(connection, projectId, range, sides);
+  const slivers: string[] = [];
+  if (from !== null && start !== from)
+    slivers.push(`(ts >= ${literal(from)} AND ts < ${literal(start as number)})`);
+  if (to !== null && end !== to) slivers.push(`(ts >= ${literal(end as number)} AND ts < ${literal(to)})`);
+  const { db } = connection;
+  const project = `project = ${literal(projectId)}`;
+  const sliverViews = classedViews(
+    db,
+    `${project} AND (${slivers.join(' OR ')})`,
+    "visitor_hi, visitor_lo, [path, ''] AS pages",
+  );
+  const inM: string[] = [];
+  if (firstDay !== null) {
+    inM.push(`day >= ${literal(firstDay)}`);
+    if ((start as number) % DAY_MS !== 0)
+      inM.push(
+        `(day > ${literal(firstDay)} OR last >= ${literal(((start as number) % DAY_MS) / QUARTER_MS)})`,
+      );
+  }
+  if (lastDay !== null) {
+    inM.push(`day <= ${literal(lastDay)}`);
+    if ((end as number) % DAY_MS !== 0)
+      inM.push(`(day < ${literal(lastDay)} OR first < ${literal(((end as number) % DAY_MS) / QUARTER_MS)})`);
+  }
+  const seen = inM.length > 0 ? inM.join(' AND ') : '1';
+  const columns = sides
+    .map((side, i) => `sum(${inSide('sliver', side)} AND NOT ${inSide('inM', side)}) AS c${i}`)
+    .join(', ');
+  const [middle, rows] = await Promise.all([
+    visitorFigures(connection, projectId, { from: start, to: end }, sides),
+    connection.query<Record<string, unknown>>(
+      `SELECT page, ${columns} FROM (
+        SELECT page, visitor_hi, visitor_lo, groupBitOr(bit) AS sliver, groupBitOr(seenBit) AS inM FROM (
+          SELECT page, visitor_hi, visitor_lo, bit, toUInt32(0) AS seenBit
+            FROM (${sliverViews}) ARRAY JOIN pages AS page WHERE bit != 0
+          UNION ALL
+          SELECT page, visitor_hi, visitor_lo, toUInt32(0) AS bit,
+              if(${seen}, bitShiftLeft(toUInt32(1), cls), toUInt32(0)) AS seenBit
+            FROM ${db}.pair_days
+            WHERE ${project} AND (visitor_hi, visitor_lo, page) IN (
+              SELECT visitor_hi, visitor_lo, page FROM (${sliverViews}) ARRAY JOIN pages AS page WHERE bit != 0
+            )
+        ) GROUP BY page, visitor_hi, visitor_lo HAVING sliver != 0
+      ) GROUP BY page`,
+    ),
+  ]);
+  return added([middle, new Map(rows.map((r) => [String(r.page), columnsOf(r, sides.length)]))]);
 }
 
 /** `sumIf(n, …)` per side, over rows whose `sides` mask holds it. */
@@ -164,14 +246,14 @@ async function edgeSums(
 async function rangeVisitors(
   connection: ClickHouseConnection,
   projectId: string,
-  query: PageQuery,
+  range: TimeRange,
   sides: number[],
 ): Promise<Figures> {
   const columns = sides.map((side, i) => `sum(${inSide('mask', side)}) AS c${i}`).join(', ');
   const rows = await connection.query<Record<string, unknown>>(
     `SELECT page, ${columns} FROM (
       SELECT page, groupBitOr(bit) AS mask FROM (
-        ${classedViews(connection.db, whereRange(projectId, query.range), "visitor_hi, visitor_lo, [path, ''] AS pages")}
+        ${classedViews(connection.db, whereRange(projectId, range), "visitor_hi, visitor_lo, [path, ''] AS pages")}
       ) ARRAY JOIN pages AS page WHERE bit != 0
       GROUP BY page, visitor_hi, visitor_lo
     ) GROUP BY page`,
