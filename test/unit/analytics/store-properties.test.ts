@@ -329,7 +329,7 @@ describe.each(ANALYTICS_BACKENDS)(
       { nil: null },
     );
 
-    it('counts views on the quarter hour of a clipped start or end exactly once', async () => {
+    it('counts views on and beside the quarter hour of a clipped start or end once, across batches and a late event', async () => {
       const places = new RunPlaces(backend);
       onTestFinished(() => places.drop());
       const { location, projectId, release } = await places.next('q');
@@ -349,16 +349,29 @@ describe.each(ANALYTICS_BACKENDS)(
         // v4: in the sliver before a start off the quarter hour, and in that start's first quarter.
         ['v4', at(0, 21, 58 * 60_000)],
         ['v4', at(0, 22, 30_000)],
+        // v5: day 2, then (a late event, in the last batch) day 0 after the start.
+        ['v5', at(2, 5)],
+        ['v5', at(0, 23)],
       ];
-      const batch: TestEvent[] = views.map(([visitorId, time]) => ({
+      const events: TestEvent[] = views.map(([visitorId, time]) => ({
         timestamp: time.toISOString(),
         path: '/a',
         userAgent: USER_AGENTS[0] as string,
         visitorId,
       }));
+      // In three batches: day 0, the later days (visitors coming back), then the late event.
+      const onDay0 = (e: TestEvent) => e.timestamp < '2025-03-02';
+      const late = events.slice(-1);
+      const batches = [
+        events.slice(0, -1).filter(onDay0),
+        events.slice(0, -1).filter((e) => !onDay0(e)),
+        late,
+      ];
       try {
-        await service.ingest(projectId, batch);
-        reference.add(batch);
+        for (const batch of batches) {
+          await service.ingest(projectId, batch);
+          reference.add(batch);
+        }
         for (const [from, to] of [
           ['2025-03-02T00:00:00+02:00', '2025-03-03T00:00:00+02:00'],
           ['2025-03-02T00:00:00+02:00', '2025-03-04T00:00:00+02:00'],

@@ -131,6 +131,7 @@ export function visitDeltas(known: Map<string, PairState>, added: Map<string, Pa
     const before: PairState = stored ?? new Map();
     const after: PairState = new Map(before);
     let changed = 0;
+    const changedDays: number[] = [];
     for (const [day, d] of days) {
       const old = before.get(day);
       let merged: DayState | undefined;
@@ -149,10 +150,13 @@ export function visitDeltas(known: Map<string, PairState>, added: Map<string, Pa
         changed = (changed | bit) >>> 0;
         pairDays.push({ pair, day, cls, first, last });
       });
-      if (merged) after.set(day, merged);
+      if (merged) {
+        after.set(day, merged);
+        changedDays.push(day);
+      }
     }
     known.set(pair, after);
-    if (changed !== 0) diffSides(sums, page, before, after, changed);
+    if (changed !== 0) diffSides(sums, page, before, after, changed, changedDays);
   }
   return { pairDays, counts: sums.list() };
 }
@@ -183,8 +187,10 @@ function allClasses(state: PairState): number {
 
 /**
  * Adds, for every side holding a class in `changed`, the side's rows derived from `after`
- * minus those derived from `before`. Sides that see the same classes of the pair derive the
- * same rows, so they are derived once and share the delta rows.
+ * minus those derived from `before`. Only the rows of the changed days and of their neighbours
+ * in the side's list of days can differ (a day's rows read its own span, its previous day with
+ * that day's last quarter, and its next day), so only those are derived. Sides that see the
+ * same classes of the pair derive the same rows, so they are derived once and share the rows.
  */
 function diffSides(
   sums: CountSums,
@@ -192,6 +198,7 @@ function diffSides(
   before: PairState,
   after: PairState,
   changed: number,
+  changedDays: readonly number[],
 ): void {
   const present = (allClasses(before) | allClasses(after)) >>> 0;
   const groups = new Map<number, number>();
@@ -201,53 +208,92 @@ function diffSides(
     groups.set(seen, ((groups.get(seen) ?? 0) | (2 ** s)) >>> 0);
   }
   for (const [classes, sides] of groups) {
-    const rows = new Map<string, { table: CountTable; day: number; a: number; b: number; n: number }>();
-    const count = (table: CountTable, day: number, a: number, b: number, n: number) => {
-      const key = `${table}|${day}|${a}|${b}`;
-      const found = rows.get(key);
-      if (found) found.n += n;
-      else rows.set(key, { table, day, a, b, n });
-    };
-    deriveRows(before, classes, -1, count);
-    deriveRows(after, classes, 1, count);
-    for (const r of rows.values()) if (r.n !== 0) sums.add(r.table, page, r.day, sides, r.a, r.b, r.n);
+    const oldDays = sideDays(before, classes);
+    const newDays = sideDays(after, classes);
+    const affected = new Set<number>();
+    for (const day of changedDays) {
+      addWithNeighbours(affected, oldDays, day);
+      addWithNeighbours(affected, newDays, day);
+    }
+    const removed: Row[] = [];
+    for (const day of affected) {
+      const row = rowsOf(before, oldDays, day, classes);
+      if (row) removed.push(...row);
+    }
+    for (const day of affected) {
+      for (const r of rowsOf(after, newDays, day, classes) ?? []) {
+        const same = removed.findIndex(
+          (o) => o.table === r.table && o.day === r.day && o.a === r.a && o.b === r.b,
+        );
+        if (same >= 0) removed.splice(same, 1);
+        else sums.add(r.table, page, r.day, sides, r.a, r.b, 1);
+      }
+    }
+    for (const r of removed) sums.add(r.table, page, r.day, sides, r.a, r.b, -1);
   }
 }
 
-/** Calls `count` with `n` for each row one side (seeing the pair's classes `classes`) derives. */
-function deriveRows(
-  state: PairState,
-  classes: number,
-  n: number,
-  count: (table: CountTable, day: number, a: number, b: number, n: number) => void,
-): void {
+interface Row {
+  table: CountTable;
+  day: number;
+  a: number;
+  b: number;
+}
+
+/** The days of `state` holding one of `classes`, ascending. */
+function sideDays(state: PairState, classes: number): number[] {
   const days: number[] = [];
   for (const [day, d] of state) if ((d.mask & classes) !== 0) days.push(day);
-  if (days.length === 0) return;
-  days.sort((x, y) => x - y);
-  let prevDay = NEVER;
-  let prevLast = 0;
-  for (let i = 0; i < days.length; i++) {
-    const day = days[i] as number;
-    const d = state.get(day) as DayState;
-    let first = QUARTERS_PER_DAY;
-    let last = -1;
-    forEachClass((d.mask & classes) >>> 0, (cls) => {
-      if ((d.first[cls] as number) < first) first = d.first[cls] as number;
-      if ((d.last[cls] as number) > last) last = d.last[cls] as number;
-    });
-    const next = i + 1 < days.length ? (days[i + 1] as number) : LATEST;
-    count(FIRST_VISITS, day, prevDay, 0, n);
-    count(FROM_EDGES, day, last, next, n);
-    count(TO_EDGES, day, first, prevDay === NEVER ? NEVER : prevDay * QUARTERS_PER_DAY + prevLast, n);
-    prevDay = day;
-    prevLast = last;
-  }
+  return days.length > 1 ? days.sort((x, y) => x - y) : days;
 }
 
-/** Deltas summed per (table, page, day, sides, a, b), so a batch inserts each row once. */
+/** Adds `day` and its nearest days before and after it in `days` (ascending). */
+function addWithNeighbours(set: Set<number>, days: readonly number[], day: number): void {
+  set.add(day);
+  let before: number | null = null;
+  let after: number | null = null;
+  for (const d of days) {
+    if (d < day) before = d;
+    else if (d > day && after === null) after = d;
+  }
+  if (before !== null) set.add(before);
+  if (after !== null) set.add(after);
+}
+
+/** The three rows one side (seeing the pair's `classes`) derives for `day`, or null if it has no such day. */
+function rowsOf(state: PairState, days: readonly number[], day: number, classes: number): Row[] | null {
+  const i = days.indexOf(day);
+  if (i < 0) return null;
+  const [first, last] = span(state.get(day) as DayState, classes);
+  const prevDay = i > 0 ? (days[i - 1] as number) : NEVER;
+  const next = i + 1 < days.length ? (days[i + 1] as number) : LATEST;
+  const prevq =
+    prevDay === NEVER ? NEVER : prevDay * QUARTERS_PER_DAY + span(state.get(prevDay) as DayState, classes)[1];
+  return [
+    { table: FIRST_VISITS, day, a: prevDay, b: 0 },
+    { table: FROM_EDGES, day, a: last, b: next },
+    { table: TO_EDGES, day, a: first, b: prevq },
+  ];
+}
+
+/** The first and last quarter of a day's views of `classes`. */
+function span(d: DayState, classes: number): [number, number] {
+  let first = QUARTERS_PER_DAY;
+  let last = -1;
+  forEachClass((d.mask & classes) >>> 0, (cls) => {
+    if ((d.first[cls] as number) < first) first = d.first[cls] as number;
+    if ((d.last[cls] as number) > last) last = d.last[cls] as number;
+  });
+  return [first, last];
+}
+
+/**
+ * Deltas summed per (table, page, day, sides, a, b), so a batch inserts each row once. Keyed by
+ * numbers, not strings (a string per delta was the largest cost of an append): per page,
+ * (day, table, sides) as one safe integer, then (a, b) as another.
+ */
 class CountSums {
-  private readonly byPage = new Map<string, Map<string, CountDelta>>();
+  private readonly byPage = new Map<string, Map<number, Map<number, CountDelta>>>();
 
   add(table: CountTable, page: string, day: number, sides: number, a: number, b: number, n: number): void {
     let rows = this.byPage.get(page);
@@ -255,15 +301,24 @@ class CountSums {
       rows = new Map();
       this.byPage.set(page, rows);
     }
-    const key = `${table}|${day}|${sides}|${a}|${b}`;
-    const found = rows.get(key);
+    // day + 2³¹ < 2³², table < 4, sides < 2¹⁷: under 2⁵¹.
+    const outer = ((day + 2 ** 31) * 4 + table) * 2 ** 17 + sides;
+    let byAb = rows.get(outer);
+    if (!byAb) {
+      byAb = new Map();
+      rows.set(outer, byAb);
+    }
+    // first_visits: a is a day and b is 0; the edges: a is a quarter (< 128), b a day.
+    const inner = table === FIRST_VISITS ? a : (b + 2 ** 31) * 128 + a;
+    const found = byAb.get(inner);
     if (found) found.n += n;
-    else rows.set(key, { table, page, day, sides, a, b, n });
+    else byAb.set(inner, { table, page, day, sides, a, b, n });
   }
 
   list(): CountDelta[] {
     const out: CountDelta[] = [];
-    for (const rows of this.byPage.values()) for (const d of rows.values()) if (d.n !== 0) out.push(d);
+    for (const rows of this.byPage.values())
+      for (const byAb of rows.values()) for (const d of byAb.values()) if (d.n !== 0) out.push(d);
     return out;
   }
 }
