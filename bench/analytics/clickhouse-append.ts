@@ -131,7 +131,7 @@ const seconds = (performance.now() - started) / 1000;
 const retried = await Promise.all(batches.slice(0, perGroup).map((b) => store.append('prj_bench', b)));
 // Rows stored per view, per table (before merges: the count tables' deltas are summed later).
 const rowsPerView: string[] = [];
-for (const table of ['views', 'event_keys', 'pair_days', 'first_visits', 'from_edges', 'to_edges']) {
+for (const table of ['views', 'event_keys', 'pair_days', 'day_counts']) {
   const res = await fetch(
     `${url}/?query=${encodeURIComponent(`SELECT sum(rows) FROM system.parts WHERE database = '${database}' AND table = '${table}' AND active`)}`,
   );

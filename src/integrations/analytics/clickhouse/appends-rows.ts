@@ -12,15 +12,15 @@ import {
 
 /**
  * The columns of `appends` every insert writes, in this order (RowBinary, row-binary.ts): a
- * view (kind 0), a pair_days row (kind 1), or a delta of first_visits, from_edges or to_edges
- * (kinds 2, 3, 4); each kind leaves the others' columns at their zero values.
+ * view (kind 0), a pair_days row (kind 1), or a day_counts delta (kinds 2, 3, 4: its kind + 2); each kind leaves the others' columns at their zero values.
  */
 export const APPENDS_COLUMNS =
   'kind, project, day, ts, event_key, path, visitor_hi, visitor_lo, category, purpose, agent, ' +
   'classifier_version, user_agent, flags, status, referrer, verified, cls, first, last, sides, a, b, n';
 
 /** The kind of a count delta's row in `appends`, by its table (visit-deltas.ts). */
-const COUNT_KIND = { [FIRST_VISITS]: 2, [FROM_EDGES]: 3, [TO_EDGES]: 4 } as const;
+/** A day_counts row's kind, by CountKind: the kind of its appends row too. */
+export const COUNT_KIND = { [FIRST_VISITS]: 2, [FROM_EDGES]: 3, [TO_EDGES]: 4 } as const;
 
 /** kind 1: a pair_days row. */
 export function writePairDay(out: RowBinaryWriter, project: string, r: PairDayRow): void {
@@ -40,9 +40,9 @@ export function writePairDay(out: RowBinaryWriter, project: string, r: PairDayRo
   writeEmptyCountColumns(out);
 }
 
-/** kinds 2–4: a delta of first_visits, from_edges or to_edges. */
+/** kinds 2–4: a day_counts delta (first visits, start edges, end edges). */
 export function writeCountDelta(out: RowBinaryWriter, project: string, c: CountDelta): void {
-  out.uint8(COUNT_KIND[c.table]);
+  out.uint8(COUNT_KIND[c.kind]);
   out.string(project);
   out.int32(c.day);
   out.int64(0); // ts

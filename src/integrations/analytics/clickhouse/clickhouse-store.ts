@@ -97,7 +97,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
   async deleteProject(projectId: string): Promise<void> {
     await this.appender.idle();
     const { db } = this.connection;
-    for (const table of ['views', 'event_keys', 'pair_days', 'first_visits', 'from_edges', 'to_edges']) {
+    for (const table of ['views', 'event_keys', 'pair_days', 'day_counts']) {
       await this.connection.command(
         `ALTER TABLE ${db}.${table} DELETE WHERE project = ${literal(projectId)}`,
       );

@@ -113,18 +113,16 @@ const MIGRATIONS: readonly Step[] = [
         cls UInt8, first UInt8, last UInt8
       ) ENGINE = MergeTree() PARTITION BY intDiv(day, 32) ORDER BY (project, visitor_hi, visitor_lo, page, day)
         SETTINGS index_granularity = 256`,
-      // Signed counts per set of sides (bit s: side s), summed by key (visit-deltas.ts).
-      `CREATE TABLE IF NOT EXISTS ${db}.first_visits (
-        project String, day Int32, page String, sides UInt32, prev Int32, n Int64
-      ) ENGINE = SummingMergeTree(n) PARTITION BY intDiv(day, 32) ORDER BY (project, day, page, sides, prev)`,
-      `CREATE TABLE IF NOT EXISTS ${db}.from_edges (
-        project String, day Int32, page String, sides UInt32, last UInt8, next Int32, n Int64
-      ) ENGINE = SummingMergeTree(n) PARTITION BY intDiv(day, 32) ORDER BY (project, day, page, sides, last, next)`,
-      `CREATE TABLE IF NOT EXISTS ${db}.to_edges (
-        project String, day Int32, page String, sides UInt32, first UInt8, prevq Int32, n Int64
-      ) ENGINE = SummingMergeTree(n) PARTITION BY intDiv(day, 32) ORDER BY (project, day, page, sides, first, prevq)`,
+      // Signed counts per set of sides (bit s: side s), summed by key (visit-deltas.ts); the
+      // kind is the appends row's: 2 first visits (a: the previous day), 3 edges of a range
+      // starting that day (a: the last quarter, b: the next day), 4 edges of a range ending that
+      // day (a: the first quarter, b: the previous view's quarter). One table, so an append writes one part for all three;
+      // the kind first in the key, so each export reads only its own rows.
+      `CREATE TABLE IF NOT EXISTS ${db}.day_counts (
+        project String, kind UInt8, day Int32, page String, sides UInt32, a Int32, b Int32, n Int64
+      ) ENGINE = SummingMergeTree(n) PARTITION BY intDiv(day, 32) ORDER BY (project, kind, day, page, sides, a, b)`,
       // Every append is one insert here; the materialized views below split it by kind (0: a
-      // view, 1: a pair_days row, 2–4: a delta of first_visits, from_edges, to_edges). New names
+      // view, 1: a pair_days row, 2–4: a day_counts delta of that kind). New names
       // rather than a changed `incoming`, so a node still on step 2 fails to insert rather than
       // losing rows into a table without its materialized views.
       `CREATE TABLE IF NOT EXISTS ${db}.appends (
@@ -142,12 +140,8 @@ const MIGRATIONS: readonly Step[] = [
         SELECT project, day, event_key FROM ${db}.appends WHERE kind = 0 AND event_key != 0`,
       `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_pair_days TO ${db}.pair_days AS
         SELECT project, visitor_hi, visitor_lo, path AS page, day, cls, first, last FROM ${db}.appends WHERE kind = 1`,
-      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_first_visits TO ${db}.first_visits AS
-        SELECT project, day, path AS page, sides, a AS prev, n FROM ${db}.appends WHERE kind = 2`,
-      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_from_edges TO ${db}.from_edges AS
-        SELECT project, day, path AS page, sides, toUInt8(a) AS last, b AS next, n FROM ${db}.appends WHERE kind = 3`,
-      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_to_edges TO ${db}.to_edges AS
-        SELECT project, day, path AS page, sides, toUInt8(a) AS first, b AS prevq, n FROM ${db}.appends WHERE kind = 4`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.appends_counts TO ${db}.day_counts AS
+        SELECT project, kind, day, path AS page, sides, a, b, n FROM ${db}.appends WHERE kind >= 2`,
       // Step 2's tables and the insert path into them.
       ...[
         'incoming_views',

@@ -1,8 +1,10 @@
 import type { PageQuery, PageReport, PageRow, TimeRange } from '../../../domain/analytics/store.ts';
+import { COUNT_KIND } from './appends-rows.ts';
 import { exportSides, NEVER, QUARTER_MS, sideList } from './classes.ts';
 import type { ClickHouseConnection } from './connection.ts';
 import { classedViews, columnsOf, DAY_MS, inSide, rawMeasures, toCounts, whereRange } from './side-sql.ts';
 import { literal } from './sql-literal.ts';
+import { FIRST_VISITS, FROM_EDGES, TO_EDGES } from './visit-deltas.ts';
 
 const LAST_DAY = 2147483647;
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -13,8 +15,8 @@ type Figures = Map<string, number[]>;
 /**
  * Per-page counts and totals. Views are counted over the raw views. Distinct visitors, for a
  * range whose ends are on quarter hours (every local midnight is): the range's whole days from
- * `first_visits` (first visits in the range: a sum over a few rows per page and day), plus its
- * clipped edge days from `from_edges` and `to_edges` (sums over one day's rows each; see
+ * `day_counts` of kind first visits (a sum over a few rows per page and day), plus its clipped
+ * edge days from its start and end edges (sums over one day's rows each; see
  * visit-deltas.ts). A range inside one day, or with an end off the quarter hours, is counted
  * from its raw views.
  */
@@ -90,9 +92,9 @@ async function visitorFigures(
         connection,
         projectId,
         sides,
-        'from_edges',
+        FROM_EDGES,
         clippedFrom,
-        `last >= ${literal(startQuarter)} AND next >= ${literal(end)}`,
+        `a >= ${literal(startQuarter)} AND b >= ${literal(end)}`,
       ),
     );
   }
@@ -105,9 +107,9 @@ async function visitorFigures(
         connection,
         projectId,
         sides,
-        'to_edges',
+        TO_EDGES,
         clippedTo,
-        `first < ${literal(endQuarter)} AND prevq < ${literal(fromQuarter)}`,
+        `a < ${literal(endQuarter)} AND b < ${literal(fromQuarter)}`,
       ),
     );
   }
@@ -217,26 +219,26 @@ async function wholeDays(
   end: number,
 ): Promise<Figures> {
   const rows = await connection.query<Record<string, unknown>>(
-    `SELECT page, ${sideSums(sides)} FROM ${connection.db}.first_visits
-      WHERE project = ${literal(projectId)} AND day >= ${literal(first)} AND day < ${literal(end)}
-        AND prev < ${literal(first)}
+    `SELECT page, ${sideSums(sides)} FROM ${connection.db}.day_counts
+      WHERE project = ${literal(projectId)} AND kind = ${COUNT_KIND[FIRST_VISITS]}
+        AND day >= ${literal(first)} AND day < ${literal(end)} AND a < ${literal(first)}
       GROUP BY page`,
   );
   return new Map(rows.map((r) => [String(r.page), columnsOf(r, sides.length)]));
 }
 
-/** One clipped edge day's visitors per page and side: a sum over the day's rows of `table`. */
+/** One clipped edge day's visitors per page and side: a sum over the day's `day_counts` rows of `kind`. */
 async function edgeSums(
   connection: ClickHouseConnection,
   projectId: string,
   sides: number[],
-  table: 'from_edges' | 'to_edges',
+  kind: typeof FROM_EDGES | typeof TO_EDGES,
   day: number,
   condition: string,
 ): Promise<Figures> {
   const rows = await connection.query<Record<string, unknown>>(
-    `SELECT page, ${sideSums(sides)} FROM ${connection.db}.${table}
-      WHERE project = ${literal(projectId)} AND day = ${literal(day)} AND ${condition}
+    `SELECT page, ${sideSums(sides)} FROM ${connection.db}.day_counts
+      WHERE project = ${literal(projectId)} AND kind = ${COUNT_KIND[kind]} AND day = ${literal(day)} AND ${condition}
       GROUP BY page`,
   );
   return new Map(rows.map((r) => [String(r.page), columnsOf(r, sides.length)]));

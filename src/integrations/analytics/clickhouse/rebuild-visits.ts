@@ -6,7 +6,7 @@ import { literal } from './sql-literal.ts';
 import { addView, type PairState, pairId, visitDeltas } from './visit-deltas.ts';
 
 /**
- * Builds the first-visit tables (`pair_days`, `first_visits`, `from_edges`, `to_edges`; see
+ * Builds the first-visit tables (`pair_days`, `day_counts`; see
  * visit-deltas.ts) of a project, or of every project (null), from its stored views: after the
  * step that created them, after a reclassification changed the views' classes, and after a bulk
  * load (bulk-load.ts) stored views without them. The project's old rows are deleted first, so
@@ -19,7 +19,7 @@ import { addView, type PairState, pairId, visitDeltas } from './visit-deltas.ts'
  *    key's first 8 bytes, its salt period then a hash) cut at its quantiles among the project's
  *    views, so that the primary key of `pair_days` (project, visitor_hi, …) reads only the range
  *    in stage 2.
- * 2. The three count tables, in this process from `pair_days` in ranges 8 times smaller: each
+ * 2. `day_counts`, in this process from `pair_days` in ranges 8 times smaller: each
  *    pair's days go through the same `visitDeltas` as an append of all its views at once (one
  *    code for both), and the range's summed rows are inserted in RowBinary.
  */
@@ -89,7 +89,7 @@ async function rebuildProject(
 }
 
 /** The tables a rebuild writes (and first empties). */
-const TABLES = ['pair_days', 'first_visits', 'from_edges', 'to_edges'];
+const TABLES = ['pair_days', 'day_counts'];
 
 /** Deletes the rows matching `where`, unless there are none (a mutation rewrites parts). */
 async function deleteRows(connection: ClickHouseConnection, table: string, where: string): Promise<void> {

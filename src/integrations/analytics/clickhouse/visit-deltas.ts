@@ -9,12 +9,13 @@ import { LATEST, NEVER, QUARTERS_PER_DAY, SIDE_MASKS, SIDES_OF_CLASS } from './c
  *
  * For each side (a set of classes an export counts as one figure; classes.ts), a pair's days
  * with the side form a sorted list. Every such day d, with its predecessor p (NEVER: none) and
- * successor q (LATEST: none), adds one to a row of each of three summing tables:
- * - `first_visits` (day d, prev p): a page's distinct visitors over whole days [a, b) are the rows
+ * successor q (LATEST: none), adds one to a row of each of three kinds in `day_counts`, a summing
+ * table keyed by (kind, day, page, sides, a, b):
+ * - first visits (day d, a = p): a page's distinct visitors over whole days [a, b) are the rows
  *   with a ≤ d < b and p < a, each visitor's first visit in the range, once;
- * - `from_edges` (day d, the side's last quarter on d, next q): for a range starting inside day d,
+ * - start edges (day d, a = the side's last quarter on d, b = q): for a range starting inside day d,
  *   the visitors seen at or after its start that day and not again before the range's whole days end;
- * - `to_edges` (day d, the side's first quarter on d, prevq): for a range ending inside day d, the
+ * - end edges (day d, a = the side's first quarter on d, b = prevq): for a range ending inside day d, the
  *   visitors seen that day before its end; prevq is the quarter (days × 96 + quarter) of the side's
  *   last view before d, so "not seen earlier in the range" is prevq < the range's first quarter.
  *
@@ -84,18 +85,19 @@ export interface PairDayRow {
 export const FIRST_VISITS = 0;
 export const FROM_EDGES = 1;
 export const TO_EDGES = 2;
-export type CountTable = typeof FIRST_VISITS | typeof FROM_EDGES | typeof TO_EDGES;
+/** The kind of a `day_counts` row. */
+export type CountKind = typeof FIRST_VISITS | typeof FROM_EDGES | typeof TO_EDGES;
 
-/** A signed change to one row of a summing table. */
+/** A signed change to one row of `day_counts`. */
 export interface CountDelta {
-  table: CountTable;
+  kind: CountKind;
   page: string;
   day: number;
   /** The sides the row counts for (bit s: side s). */
   sides: number;
-  /** first_visits: the previous day; from_edges: the last quarter; to_edges: the first quarter. */
+  /** First visits: the previous day; start edges: the last quarter; end edges: the first quarter. */
   a: number;
-  /** first_visits: 0; from_edges: the next day; to_edges: the previous view's quarter (prevq). */
+  /** First visits: 0; start edges: the next day; end edges: the previous view's quarter (prevq). */
   b: number;
   n: number;
 }
@@ -223,18 +225,18 @@ function diffSides(
     for (const day of affected) {
       for (const r of rowsOf(after, newDays, day, classes) ?? []) {
         const same = removed.findIndex(
-          (o) => o.table === r.table && o.day === r.day && o.a === r.a && o.b === r.b,
+          (o) => o.kind === r.kind && o.day === r.day && o.a === r.a && o.b === r.b,
         );
         if (same >= 0) removed.splice(same, 1);
-        else sums.add(r.table, page, r.day, sides, r.a, r.b, 1);
+        else sums.add(r.kind, page, r.day, sides, r.a, r.b, 1);
       }
     }
-    for (const r of removed) sums.add(r.table, page, r.day, sides, r.a, r.b, -1);
+    for (const r of removed) sums.add(r.kind, page, r.day, sides, r.a, r.b, -1);
   }
 }
 
 interface Row {
-  table: CountTable;
+  kind: CountKind;
   day: number;
   a: number;
   b: number;
@@ -270,9 +272,9 @@ function rowsOf(state: PairState, days: readonly number[], day: number, classes:
   const prevq =
     prevDay === NEVER ? NEVER : prevDay * QUARTERS_PER_DAY + span(state.get(prevDay) as DayState, classes)[1];
   return [
-    { table: FIRST_VISITS, day, a: prevDay, b: 0 },
-    { table: FROM_EDGES, day, a: last, b: next },
-    { table: TO_EDGES, day, a: first, b: prevq },
+    { kind: FIRST_VISITS, day, a: prevDay, b: 0 },
+    { kind: FROM_EDGES, day, a: last, b: next },
+    { kind: TO_EDGES, day, a: first, b: prevq },
   ];
 }
 
@@ -288,31 +290,31 @@ function span(d: DayState, classes: number): [number, number] {
 }
 
 /**
- * Deltas summed per (table, page, day, sides, a, b), so a batch inserts each row once. Keyed by
+ * Deltas summed per (kind, page, day, sides, a, b), so a batch inserts each row once. Keyed by
  * numbers, not strings (a string per delta was the largest cost of an append): per page,
- * (day, table, sides) as one safe integer, then (a, b) as another.
+ * (day, kind, sides) as one safe integer, then (a, b) as another.
  */
 class CountSums {
   private readonly byPage = new Map<string, Map<number, Map<number, CountDelta>>>();
 
-  add(table: CountTable, page: string, day: number, sides: number, a: number, b: number, n: number): void {
+  add(kind: CountKind, page: string, day: number, sides: number, a: number, b: number, n: number): void {
     let rows = this.byPage.get(page);
     if (!rows) {
       rows = new Map();
       this.byPage.set(page, rows);
     }
-    // day + 2³¹ < 2³², table < 4, sides < 2¹⁷: under 2⁵¹.
-    const outer = ((day + 2 ** 31) * 4 + table) * 2 ** 17 + sides;
+    // day + 2³¹ < 2³², kind < 4, sides < 2¹⁷: under 2⁵¹.
+    const outer = ((day + 2 ** 31) * 4 + kind) * 2 ** 17 + sides;
     let byAb = rows.get(outer);
     if (!byAb) {
       byAb = new Map();
       rows.set(outer, byAb);
     }
-    // first_visits: a is a day and b is 0; the edges: a is a quarter (< 128), b a day.
-    const inner = table === FIRST_VISITS ? a : (b + 2 ** 31) * 128 + a;
+    // First visits: a is a day and b is 0; the edges: a is a quarter (< 128), b a day or quarter.
+    const inner = kind === FIRST_VISITS ? a : (b + 2 ** 31) * 128 + a;
     const found = byAb.get(inner);
     if (found) found.n += n;
-    else byAb.set(inner, { table, page, day, sides, a, b, n });
+    else byAb.set(inner, { kind, page, day, sides, a, b, n });
   }
 
   list(): CountDelta[] {
