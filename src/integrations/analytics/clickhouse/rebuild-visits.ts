@@ -82,10 +82,16 @@ async function rebuildProject(
     await connection.longCommand(pairDaysSql(db, projectId, range), options.settings);
     options.onStep?.({ done: ++done, total });
   }
-  for (const range of countRanges) {
-    await countRange(connection, projectId, range);
-    options.onStep?.({ done: ++done, total });
-  }
+  // Two ranges at a time: one computed here while ClickHouse reads or inserts the other.
+  let next = 0;
+  const worker = async () => {
+    while (next < countRanges.length) {
+      const range = countRanges[next++] as string;
+      await countRange(connection, projectId, range);
+      options.onStep?.({ done: ++done, total });
+    }
+  };
+  await Promise.all([worker(), worker()]);
 }
 
 /** The tables a rebuild writes (and first empties). */
