@@ -3,6 +3,7 @@ import type { AppendResult, PreparedEvent } from '../../../domain/analytics/stor
 import { APPENDS_COLUMNS, writeCountDelta, writePairDay, writeView } from './appends-rows.ts';
 import { classIndex, QUARTER_MS } from './classes.ts';
 import type { ClickHouseConnection } from './connection.ts';
+import { pairDaysSql, readPairStates } from './pair-states.ts';
 import { RowBinaryReader, RowBinaryWriter } from './row-binary.ts';
 import { literal } from './sql-literal.ts';
 import { addView, type PairState, pairId, pairPage, visitDeltas } from './visit-deltas.ts';
@@ -174,30 +175,14 @@ export class Appender {
       // The pairs go as a table sent with the query: the primary key is searched with their set.
       const answer = new RowBinaryReader(
         await this.connection.queryBinary(
-          `SELECT visitor_hi, visitor_lo, page, day, cls, min(first), max(last)
-            FROM ${this.connection.db}.pair_days
-            WHERE project = ${literal(projectId)} AND (visitor_hi, visitor_lo, page) IN pairs
-            GROUP BY visitor_hi, visitor_lo, page, day, cls`,
+          pairDaysSql(
+            this.connection.db,
+            `project = ${literal(projectId)} AND (visitor_hi, visitor_lo, page) IN pairs`,
+          ),
           { name: 'pairs', structure: 'hi UInt64, lo UInt64, page String', rows: list.bytes() },
         ),
       );
-      const byPair = new Map<string, PairState>();
-      while (!answer.done) {
-        const visitor = answer.uint64Latin1() + answer.uint64Latin1();
-        const pair = pairId(visitor, answer.string());
-        const day = answer.int32();
-        const cls = answer.uint8();
-        const first = answer.uint8();
-        const last = answer.uint8();
-        let days = byPair.get(pair);
-        if (!days) {
-          days = new Map();
-          byPair.set(pair, days);
-        }
-        addView(days, day, cls, first);
-        addView(days, day, cls, last);
-      }
-      known.set(projectId, byPair);
+      known.set(projectId, readPairStates(answer));
     }
     return known;
   }

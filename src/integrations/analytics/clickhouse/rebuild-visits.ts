@@ -1,9 +1,10 @@
 import { APPENDS_COLUMNS, writeCountDelta } from './appends-rows.ts';
 import { CLASS_INDEX_SQL, QUARTER_MS } from './classes.ts';
 import type { ClickHouseConnection } from './connection.ts';
+import { pairDaysSql, readPairStates } from './pair-states.ts';
 import { RowBinaryReader, RowBinaryWriter } from './row-binary.ts';
 import { literal } from './sql-literal.ts';
-import { addView, type PairState, pairId, visitDeltas } from './visit-deltas.ts';
+import { visitDeltas } from './visit-deltas.ts';
 
 /**
  * Builds the first-visit tables (`pair_days`, `day_counts`; see
@@ -79,7 +80,7 @@ async function rebuildProject(
   const total = pairRanges.length + countRanges.length;
   let done = 0;
   for (const range of pairRanges) {
-    await connection.longCommand(pairDaysSql(db, projectId, range), options.settings);
+    await connection.longCommand(buildPairDaysSql(db, projectId, range), options.settings);
     options.onStep?.({ done: ++done, total });
   }
   // Two ranges at a time: one computed here while ClickHouse reads or inserts the other.
@@ -143,7 +144,7 @@ export function visitorRanges(cuts: readonly bigint[]): string[] {
 }
 
 /** `pair_days` for one visitor range: per (page, visitor, day, class) the first and last quarter hour. */
-function pairDaysSql(db: string, projectId: string, range: string): string {
+function buildPairDaysSql(db: string, projectId: string, range: string): string {
   return `INSERT INTO ${db}.pair_days (project, visitor_hi, visitor_lo, page, day, cls, first, last)
     SELECT ${literal(projectId)}, visitor_hi, visitor_lo, page, day, cls, min(quarter), max(quarter) FROM (
       SELECT visitor_hi, visitor_lo, day, ${CLASS_INDEX_SQL} AS cls,
@@ -158,29 +159,14 @@ function pairDaysSql(db: string, projectId: string, range: string): string {
  * history through `visitDeltas` (as if appended at once), summed, inserted in one request.
  */
 async function countRange(connection: ClickHouseConnection, projectId: string, range: string): Promise<void> {
-  const answer = new RowBinaryReader(
-    await connection.queryBinary(
-      `SELECT visitor_hi, visitor_lo, page, day, cls, min(first), max(last) FROM ${connection.db}.pair_days
-        WHERE project = ${literal(projectId)} AND ${range}
-        GROUP BY visitor_hi, visitor_lo, page, day, cls`,
-      null,
+  const pairs = readPairStates(
+    new RowBinaryReader(
+      await connection.queryBinary(
+        pairDaysSql(connection.db, `project = ${literal(projectId)} AND ${range}`),
+        null,
+      ),
     ),
   );
-  const pairs = new Map<string, PairState>();
-  while (!answer.done) {
-    const pair = pairId(answer.uint64Latin1() + answer.uint64Latin1(), answer.string());
-    const day = answer.int32();
-    const cls = answer.uint8();
-    const first = answer.uint8();
-    const last = answer.uint8();
-    let state = pairs.get(pair);
-    if (!state) {
-      state = new Map();
-      pairs.set(pair, state);
-    }
-    addView(state, day, cls, first);
-    addView(state, day, cls, last);
-  }
   if (pairs.size === 0) return;
   const { counts } = visitDeltas(new Map(), pairs);
   const out = new RowBinaryWriter();
