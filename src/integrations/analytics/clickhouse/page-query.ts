@@ -172,13 +172,15 @@ async function offQuarters(
     inM.push(`day >= ${literal(firstDay)}`);
     if ((start as number) % DAY_MS !== 0)
       inM.push(
-        `(day > ${literal(firstDay)} OR last >= ${literal(((start as number) % DAY_MS) / QUARTER_MS)})`,
+        `(day > ${literal(firstDay)} OR last >= ${literal(((start as number) - firstDay * DAY_MS) / QUARTER_MS)})`,
       );
   }
   if (lastDay !== null) {
     inM.push(`day <= ${literal(lastDay)}`);
     if ((end as number) % DAY_MS !== 0)
-      inM.push(`(day < ${literal(lastDay)} OR first < ${literal(((end as number) % DAY_MS) / QUARTER_MS)})`);
+      inM.push(
+        `(day < ${literal(lastDay)} OR first < ${literal(((end as number) - lastDay * DAY_MS) / QUARTER_MS)})`,
+      );
   }
   const seen = inM.length > 0 ? inM.join(' AND ') : '1';
   const columns = sides
