@@ -179,6 +179,10 @@ async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo 
   const child = spawn(
     process.execPath,
     [
+      // BENCH_SERVER_PROF=dir: the server writes a V8 CPU profile there when it exits.
+      ...(process.env.BENCH_SERVER_PROF
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_SERVER_PROF]
+        : []),
       path.join(here, '..', 'server.ts'),
       '--data-dir',
       dir,
