@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { dropPostgresBenchSchema, naivePostgres } from './backends/postgres.ts';
 import { type BenchEvent, combinedLine, DAY, generate, jsonLine, START } from './dataset.ts';
+import { MemoryPhases } from './memory-phases.ts';
 
 // Another backend has a runner of its own (bench/analytics/backends/).
 const backendAt = process.argv.indexOf('--backend');
@@ -89,8 +90,8 @@ log(
 // 2. Server. It samples its memory into a file; `phase` marks when each step below began, so
 // the memory summary (step 7) can say where the resident peak happened.
 const memoryLogFile = path.join(dir, 'server-memory.jsonl');
-const phases: Array<{ name: string; at: number }> = [];
-const phase = (name: string) => phases.push({ name, at: Date.now() });
+const memory = new MemoryPhases(memoryLogFile);
+const phase = (name: string) => memory.begin(name);
 phase('start');
 const server = await startServer();
 log(`server pid ${server.info.pid} at ${server.info.url}`);
@@ -185,7 +186,7 @@ phase('after');
 const status = readFileSync(`/proc/${server.info.pid}/status`, 'utf8');
 const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
 log(`server resident memory: ${fmt(kb('VmRSS') / 1024)} MB now, ${fmt(kb('VmHWM') / 1024)} MB peak`);
-logMemoryByPhase();
+for (const line of memory.summary()) log(line);
 
 // 8. Baseline: naive SQL over the raw events in DuckDB, and the answers compared.
 const duck = await duckdbBaseline();
@@ -313,39 +314,6 @@ async function visitors(
     totals: pick(report.totals),
     visitors: report.visitors.map((row) => ({ path: row.path, ...pick(row) })),
   };
-}
-
-/** Per phase, the server's highest sampled RSS and what it was made of (process.memoryUsage). */
-function logMemoryByPhase(): void {
-  let samples: Array<Record<string, number>> = [];
-  try {
-    samples = readFileSync(memoryLogFile, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
-  } catch {
-    return;
-  }
-  const mb = (n: number | undefined) => fmt((n ?? 0) / 1e6);
-  phases.forEach(({ name, at }, i) => {
-    const until = phases[i + 1]?.at ?? Number.POSITIVE_INFINITY;
-    let top: Record<string, number> | undefined;
-    for (const s of samples) {
-      if (
-        (s.t as number) >= at &&
-        (s.t as number) < until &&
-        (!top || (s.rss as number) > (top.rss as number))
-      )
-        top = s;
-    }
-    // The peak (VmHWM) reached by the phase's end: the first sample after it says, since a long
-    // synchronous step (the first query) gets no sample of its own.
-    const after = samples.find((s) => (s.t as number) >= until) ?? samples[samples.length - 1];
-    const atTop = top
-      ? `RSS ${mb(top.rss)} MB at most (then heap ${mb(top.heapUsed)} of ${mb(top.heapTotal)} MB, array buffers ${mb(top.arrayBuffers)} MB, external ${mb(top.external)} MB)`
-      : 'no sample (the event loop was busy throughout)';
-    log(`  server memory in ${name}: ${atTop}; peak by its end ${mb(after?.hwm)} MB`);
-  });
 }
 
 function buildBodies(count: number, batch: number): string[] {

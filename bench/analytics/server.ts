@@ -3,6 +3,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { pino } from 'pino';
 import { openServices } from '../../src/app/services.ts';
 import { loadConfig } from '../../src/config/config.ts';
@@ -31,9 +32,15 @@ if (memoryLog) {
     const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
     // The peak so far: a long synchronous step (the first query's replay) blocks this timer.
     const hwm = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+    // The V8 heap's spaces too: a heap grown for short-lived garbage shows as new space.
+    const spaces = Object.fromEntries(
+      getHeapSpaceStatistics()
+        .filter((s) => s.space_size > 0)
+        .map((s) => [s.space_name, s.space_size]),
+    );
     appendFileSync(
       memoryLog,
-      `${JSON.stringify({ t: Date.now(), rss, hwm, heapUsed, heapTotal, external, arrayBuffers })}\n`,
+      `${JSON.stringify({ t: Date.now(), rss, hwm, heapUsed, heapTotal, external, arrayBuffers, spaces })}\n`,
     );
   }, 250).unref();
 }

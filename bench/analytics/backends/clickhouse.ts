@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { createClient } from '@clickhouse/client';
 import { startClickHouse } from '../../../test/helpers/clickhouse-server.ts';
 import { DAY, generate, START } from '../dataset.ts';
+import { MemoryPhases } from '../memory-phases.ts';
 
 const { values } = parseArgs({
   options: {
@@ -61,10 +62,13 @@ const version = execFileSync('curl', ['-s', `${clickhouse.url}/?query=SELECT%20v
 log(`ClickHouse ${version} at ${clickhouse.url} (pid ${clickhouse.pid})`);
 const client = createClient({ url: clickhouse.url, request_timeout: 600_000 });
 
+const memory = new MemoryPhases(path.join(dir, 'server-memory.jsonl'));
+memory.begin('start');
 const server = await startServer();
 log(`server pid ${server.info.pid} at ${server.info.url}`);
 
 // 1. The data set, through the ingestion pipeline into the store (its own process).
+memory.begin('load');
 const loaded = await runLoader(server.info.main);
 if (LOAD === 'bulk') {
   log(
@@ -79,6 +83,7 @@ log(`ClickHouse resident memory after the load: ${rss(clickhouse.pid)}`);
 log(`disk used by ClickHouse after the load: ${diskUsed()}`);
 
 // 2. First query.
+memory.begin('exports');
 let started = performance.now();
 await visitors(server.info.main, server.info.key, START, START + 20 * DAY);
 log(`first query after the load: ${((performance.now() - started) / 1000).toFixed(2)} s`);
@@ -122,6 +127,7 @@ log(
 
 // 4. HTTP ingestion into a second project.
 const bodies = buildBodies(HTTP_EVENTS, 1000);
+memory.begin('HTTP ingestion');
 // CPU time as well as wall time: on a shared machine the wall time mostly measures the others.
 const cpuBefore = [cpuMs(server.info.pid), cpuMs(clickhouse.pid)];
 started = performance.now();
@@ -136,7 +142,9 @@ const retried = await sendAll(bodies.slice(0, 20), 4);
 log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);
 
 // 5. Memory: Docwright's process (the goal), and ClickHouse's beside it.
+memory.begin('after');
 log(`server resident memory: ${rss(server.info.pid)}`);
+for (const line of memory.summary()) log(line);
 log(`ClickHouse resident memory: ${rss(clickhouse.pid)}`);
 log(`disk used by ClickHouse at the end: ${diskUsed()}`);
 
@@ -192,6 +200,8 @@ async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo 
       clickhouse.url,
       '--clickhouse-database',
       DATABASE,
+      '--memory-log',
+      memory.file,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
