@@ -18,6 +18,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { dropPostgresBenchSchema, naivePostgres } from './backends/postgres.ts';
 import { type BenchEvent, combinedLine, DAY, generate, jsonLine, START } from './dataset.ts';
 import { MemoryPhases } from './memory-phases.ts';
+import { SERVER_NODE_FLAGS } from './server-node-flags.ts';
 
 // Another backend has a runner of its own (bench/analytics/backends/).
 const backendAt = process.argv.indexOf('--backend');
@@ -234,6 +235,7 @@ async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo 
   const child = spawn(
     process.execPath,
     [
+      ...SERVER_NODE_FLAGS,
       ...(process.env.BENCH_SERVER_PROF
         ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_SERVER_PROF]
         : []),

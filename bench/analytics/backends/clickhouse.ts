@@ -18,6 +18,7 @@ import { createClient } from '@clickhouse/client';
 import { startClickHouse } from '../../../test/helpers/clickhouse-server.ts';
 import { DAY, generate, START } from '../dataset.ts';
 import { MemoryPhases } from '../memory-phases.ts';
+import { SERVER_NODE_FLAGS } from '../server-node-flags.ts';
 
 const { values } = parseArgs({
   options: {
@@ -188,6 +189,7 @@ async function startServer(): Promise<{ process: ChildProcess; info: ServerInfo 
     process.execPath,
     [
       // BENCH_SERVER_PROF=dir: the server writes a V8 CPU profile there when it exits.
+      ...SERVER_NODE_FLAGS,
       ...(process.env.BENCH_SERVER_PROF
         ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_SERVER_PROF]
         : []),
