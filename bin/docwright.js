@@ -4,8 +4,8 @@
 //
 // --max-semi-space-size=16 (also in `npm start`): V8's young generation, by default up to two
 // 64 MB semi-spaces on a machine with this much memory, is capped at 16 MB each. A server's
-// garbage is mostly short-lived request data, so this costs no measurable CPU and keeps about
-// 100 MB off the API process's peak (docs/analytics-engines.md, "Server memory").
+// garbage is mostly short-lived request data, so this cost no CPU we could measure and kept
+// 50-100 MB off the API process's peak (docs/analytics-engines.md, "Server memory").
 import { spawn } from 'node:child_process';
 
 const entry = new URL('../src/cli/main.ts', import.meta.url);
