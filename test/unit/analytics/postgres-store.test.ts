@@ -6,11 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
 import type { Category, Purpose } from '../../../src/domain/analytics/categories.ts';
 import { EVENT_FLAGS, type PreparedEvent } from '../../../src/domain/analytics/store.ts';
+import { endsRollup, startsRollup } from '../../../src/integrations/analytics/postgres/edge-tables.ts';
 import {
   openPostgresAnalyticsStore,
   type PostgresAnalyticsStore,
 } from '../../../src/integrations/analytics/postgres/postgres-store.ts';
 import { ANALYTICS_MIGRATIONS, lockProject } from '../../../src/integrations/analytics/postgres/schema.ts';
+import { COUNTS_ROLLUP } from '../../../src/integrations/analytics/postgres/visit-tables.ts';
 import { CRASH_BATCH_SIZE, crashTestBatch } from '../../fixtures/analytics-batches.ts';
 import { dropSchema, MemoryAnalyticsMetadata } from '../../helpers/analytics-backends.ts';
 import { startChild } from '../../helpers/processes.ts';
@@ -395,7 +397,7 @@ describe('PostgreSQL analytics store', () => {
     expect(again).toEqual({ accepted: 0, duplicates: CRASH_BATCH_SIZE });
   }, 120_000);
 
-  it("keeps each first-visit row's next day per class exact through folds of late, mixed-class views", async () => {
+  it("keeps each first-visit row's next day and last times per class, and the roll-ups, exact through folds of late, mixed-class views", async () => {
     const DAY = 86_400_000;
     const base = Date.parse('2025-03-01');
     const view = fc
@@ -453,7 +455,8 @@ describe('PostgreSQL analytics store', () => {
               });
             }
             const kept = await client.query(
-              `select day, path, encode(visitor, 'hex') as visitor, array[n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12] as next
+              `select day, path, encode(visitor, 'hex') as visitor, array[n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, n11, n12] as next,
+                      array[t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12] as last
                from analytics_visit_next order by 1, 2, 3`,
             );
             // What the first-visit rows say: per row and class, the next day of the pair with it.
@@ -463,12 +466,26 @@ describe('PostgreSQL analytics store', () => {
                       array(select (select min(w.day) from analytics_visits w
                                      where w.project = v.project and w.path = v.path and w.visitor = v.visitor
                                        and w.day > v.day and w.mask & (1 << b) <> 0)
-                              from generate_series(0, 12) b order by b) as next
+                              from generate_series(0, 12) b order by b) as next,
+                      array[v.t0, v.t1, v.t2, v.t3, v.t4, v.t5, v.t6, v.t7, v.t8, v.t9, v.t10, v.t11, v.t12] as last
                  from analytics_visits v) x
               where cardinality(array_remove(x.next, null)) > 0
               order by 1, 2, 3`,
             );
             expect(kept.rows).toEqual(expected.rows);
+            // The triggers' roll-ups equal those summed afresh from the first-visit rows, the
+            // edges' listing every row's sides (no shortcut for rows alike for all their sides).
+            for (const rollup of [COUNTS_ROLLUP, startsRollup(true), endsRollup(true)]) {
+              const key = rollup.key.join(', ');
+              const stored = await client.query(
+                `select ${key}, n from ${rollup.table} where n <> 0 order by ${key}`,
+              );
+              const summed = await client.query(
+                `select ${key}, count(*)::int4 as n from (${rollup.keysOf('analytics_visits')}) s (${key})
+                  group by ${key} order by ${key}`,
+              );
+              expect(stored.rows, rollup.table).toEqual(summed.rows);
+            }
           } finally {
             await client.end().catch(() => {});
             await store.close();

@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import type { Counts, PageQuery, PageRow } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
+import { QUARTER_MS } from './edge-tables.ts';
 import { rawRange, type Span } from './range.ts';
-import { classBitsSql, columnsOf, NEVER_MS, over, SIDE_NAMES, type Sides, sides } from './visits.ts';
+import { classBitsSql, columnsOf, NEVER_MS, over, SIDE_NAMES, type Sides, sideBit, sides } from './visits.ts';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -82,11 +83,9 @@ async function countRaw(
 /**
  * Distinct visitors per page from the first-visit rows, each counted at the pair's first visit
  * in the range [from, to): W, the whole days, from the rolled-up counts (a row counts iff the
- * side's latest earlier day is before W); L, a clipped first day, from its rows' last time of
- * day per class, leaving out the pairs with a row of the side on W (their next day of the side,
- * from analytics_visit_next, is before the end: W counted them);
- * R, a clipped last day, from its rows' first time of day per class and their previous-visit
- * times (before `from`: not seen in L or W).
+ * side's latest earlier day is before W); L, a clipped first day, and R, a clipped last day,
+ * from the quarter-hour edge roll-ups when the range starts (L) or starts and ends (R) on a
+ * quarter hour (edge-tables.ts), else from the edge days' rows (edgeRowsL, edgeRowsR).
  */
 async function countVisitors(db: Queryable, project: number, span: Span, s: Sides): Promise<Counted[]> {
   const hasL = span.firstMs > 0;
@@ -94,11 +93,21 @@ async function countVisitors(db: Queryable, project: number, span: Span, s: Side
   const d0 = span.firstDay;
   const wf = hasL ? d0 + 1 : d0;
   const d1 = span.endDay;
-  // $1 project, $2 first whole day, $3 end day, $4 from (ms), $5 d0, $6 firstMs, $7 endMs.
-  const values: Array<number | string> = [project, wf, d1, span.from, d0, span.firstMs, span.endMs];
-  const has = (alias: string, bits: number) => `${alias}.mask & ${bits} <> 0`;
-  const previousMs = (alias: string, bits: number) =>
-    `coalesce(${over('greatest', columnsOf('p', bits, alias))}, ${NEVER_MS})`;
+  const onQuarters = span.from % QUARTER_MS === 0;
+  // $1 project, $2 first whole day, $3 end day, $4 from (ms), $5 d0, $6 firstMs, $7 endMs,
+  // $8 firstMs's quarter, $9 endMs's quarter, $10 from's quarter since the epoch.
+  const values: Array<number | string> = [
+    project,
+    wf,
+    d1,
+    span.from,
+    d0,
+    span.firstMs,
+    span.endMs,
+    Math.floor(span.firstMs / QUARTER_MS),
+    Math.floor(span.endMs / QUARTER_MS),
+    Math.floor(span.from / QUARTER_MS),
+  ];
   const parts = [
     `select c.path, ${perSide(
       s,
@@ -108,36 +117,80 @@ async function countVisitors(db: Queryable, project: number, span: Span, s: Side
        from analytics_visit_counts c where c.project = $1 and c.day >= $2 and c.day < $3
       group by c.path`,
   ];
-  const all = s.total | s.aiAssistant | s.aiSearch | s.aiTraining | s.aiOther;
-  if (hasL) {
-    const inL = (alias: string, bits: number) =>
-      `${has(alias, bits)} and ${over('greatest', columnsOf('t', bits, alias))} >= $6`;
-    // A pair counted in L with a row of the side on W was counted by W already: its next day
-    // of the side (analytics_visit_next) is before the end. Rows with no next day have no row.
-    const noneInW = (bits: number) => `coalesce(${over('least', columnsOf('n', bits, 'n'))}, $3) >= $3`;
-    parts.push(
-      `select l.path, ${perSide(s, (bits) => `count(*) filter (where ${inL('l', bits)} and ${noneInW(bits)})`)}
-         from analytics_visits l
-         left join analytics_visit_next n on n.project = $1 and n.day = $5 and n.path = l.path and n.visitor = l.visitor
-        where l.project = $1 and l.day = $5 and ${inL('l', all)}
-        group by l.path`,
-    );
-  }
-  if (hasR) {
-    parts.push(
-      `select r.path, ${perSide(
-        s,
-        (bits) =>
-          `count(*) filter (where ${has('r', bits)} and ${over('least', columnsOf('f', bits, 'r'))} < $7 and ${previousMs('r', bits)} < $4)`,
-      )}
-         from analytics_visits r where r.project = $1 and r.day = $3 and ${over('least', columnsOf('f', all, 'r'))} < $7
-        group by r.path`,
-    );
-  }
+  if (hasL) parts.push(...(onQuarters ? edgeSumsL(s) : [edgeRowsL(s)]));
+  if (hasR) parts.push(onQuarters && span.endMs % QUARTER_MS === 0 ? edgeSumsR(s) : edgeRowsR(s));
   const sql = `select path, ${sideColumns.map((c) => `sum(${c})::int4 as ${c}`).join(', ')}
       from (${parts.join(' union all ')}) parts group by path`;
   // PostgreSQL refuses a parameter that no part uses: number only those the parts mention.
   return (await db.query<Counted>(...bindUsed(sql, values))).rows;
+}
+
+const has = (alias: string, bits: number) => `${alias}.mask & ${bits} <> 0`;
+/** Every bit any side of `s` counts. */
+const anySide = (s: Sides) => s.total | s.aiAssistant | s.aiSearch | s.aiTraining | s.aiOther;
+
+/**
+ * L from the roll-ups: the start-edge rows of d0 whose side's last view is at or after the
+ * start's quarter, less the pairs among them with a row of the side on W (their next day of
+ * the side is before the end; W counted them), told by their next-day rows' last times.
+ */
+function edgeSumsL(s: Sides): string[] {
+  const comesBack = (bits: number) =>
+    `${over('greatest', columnsOf('t', bits, 'n'))} >= $6 and ${over('least', columnsOf('n', bits, 'n'))} < $3`;
+  return [
+    `select e.path, ${perSide(s, (bits) => `coalesce(sum(e.n) filter (where e.sides & ${sideBit(bits)} <> 0), 0)`)}
+       from analytics_visit_starts e where e.project = $1 and e.day = $5 and e.tq >= $8
+      group by e.path`,
+    `select n.path, ${perSide(s, (bits) => `count(*) filter (where ${comesBack(bits)})`, '-')}
+       from analytics_visit_next n where n.project = $1 and n.day = $5 and ${comesBack(anySide(s))}
+      group by n.path`,
+  ];
+}
+
+/**
+ * R from the roll-ups: the end-edge rows of d1 whose side's first view is before the end's
+ * quarter and whose side's latest earlier view is before the start's quarter.
+ */
+function edgeSumsR(s: Sides): string {
+  return `select e.path, ${perSide(
+    s,
+    (bits) => `coalesce(sum(e.n) filter (where e.sides & ${sideBit(bits)} <> 0 and e.pq < $10), 0)`,
+  )}
+       from analytics_visit_ends e where e.project = $1 and e.day = $3 and e.fq < $9
+      group by e.path`;
+}
+
+/**
+ * L from its rows: a clipped first day's rows by their last time of day per class, leaving out
+ * the pairs with a row of the side on W (their next day of the side, from analytics_visit_next,
+ * is before the end: W counted them).
+ */
+function edgeRowsL(s: Sides): string {
+  const inL = (alias: string, bits: number) =>
+    `${has(alias, bits)} and ${over('greatest', columnsOf('t', bits, alias))} >= $6`;
+  // Rows with no next day have no next-day row.
+  const noneInW = (bits: number) => `coalesce(${over('least', columnsOf('n', bits, 'n'))}, $3) >= $3`;
+  return `select l.path, ${perSide(s, (bits) => `count(*) filter (where ${inL('l', bits)} and ${noneInW(bits)})`)}
+       from analytics_visits l
+       left join analytics_visit_next n on n.project = $1 and n.day = $5 and n.path = l.path and n.visitor = l.visitor
+      where l.project = $1 and l.day = $5 and ${inL('l', anySide(s))}
+      group by l.path`;
+}
+
+/**
+ * R from its rows: a clipped last day's rows by their first time of day per class and their
+ * previous-visit times (before `from`: not seen in L or W).
+ */
+function edgeRowsR(s: Sides): string {
+  const previousMs = (alias: string, bits: number) =>
+    `coalesce(${over('greatest', columnsOf('p', bits, alias))}, ${NEVER_MS})`;
+  return `select r.path, ${perSide(
+    s,
+    (bits) =>
+      `count(*) filter (where ${has('r', bits)} and ${over('least', columnsOf('f', bits, 'r'))} < $7 and ${previousMs('r', bits)} < $4)`,
+  )}
+       from analytics_visits r where r.project = $1 and r.day = $3 and ${over('least', columnsOf('f', anySide(s), 'r'))} < $7
+      group by r.path`;
 }
 
 /** Renumbers $n in `sql` to the parameters it uses, in order. */

@@ -218,6 +218,8 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
       await client.query('delete from analytics_visits where project = $1', [project]);
       await client.query('delete from analytics_visit_counts where project = $1', [project]);
       await client.query('delete from analytics_visit_next where project = $1', [project]);
+      await client.query('delete from analytics_visit_starts where project = $1', [project]);
+      await client.query('delete from analytics_visit_ends where project = $1', [project]);
       await client.query('commit');
     } catch (error) {
       await client.query('rollback').catch(() => {});

@@ -2,8 +2,9 @@ import type pg from 'pg';
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { Reclassifier, ReclassifyResult } from '../../../domain/analytics/store.ts';
 import type { Dictionary } from './dictionaries.ts';
+import { ENDS_ROLLUP, STARTS_ROLLUP } from './edge-tables.ts';
 import { lockProject, lockVisits } from './schema.ts';
-import { countsFromVisitsSql, nextFromVisitsSql, rebuildVisitsSql } from './visit-tables.ts';
+import { COUNTS_ROLLUP, nextFromVisitsSql, rebuildVisitsSql, rollupFromVisitsSql } from './visit-tables.ts';
 
 /**
  * Classifies again the project's views of an older classifier version: once per distinct
@@ -80,15 +81,18 @@ export async function reclassifyViews(
 
 /** Rebuilds a project's first-visit table from its views (inside the caller's transaction). */
 export async function rebuildVisits(client: Pick<pg.PoolClient, 'query'>, project: number): Promise<void> {
-  // The counts are rebuilt below in one pass rather than by the triggers, row change by row change.
+  // The roll-ups are rebuilt below in one pass rather than by the triggers, row change by row change.
   await client.query(`select set_config('analytics.counts', 'off', true)`);
   await client.query('delete from analytics_visits where project = $1', [project]);
   await client.query('delete from analytics_visit_counts where project = $1', [project]);
   await client.query('delete from analytics_visit_next where project = $1', [project]);
+  await client.query('delete from analytics_visit_starts where project = $1', [project]);
+  await client.query('delete from analytics_visit_ends where project = $1', [project]);
   // Every view is folded in by the rebuild, with its new class (appends wait for the lock).
   await client.query('delete from analytics_pending where project = $1', [project]);
   await client.query(rebuildVisitsSql(false), [project]);
-  await client.query(countsFromVisitsSql(false), [project]);
+  for (const rollup of [COUNTS_ROLLUP, STARTS_ROLLUP, ENDS_ROLLUP])
+    await client.query(rollupFromVisitsSql(rollup, false), [project]);
   await client.query(nextFromVisitsSql(false), [project]);
   await client.query(`select set_config('analytics.counts', 'on', true)`);
 }

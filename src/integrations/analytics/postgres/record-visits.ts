@@ -95,26 +95,39 @@ const previousDay = (i: number) => `coalesce(floor(x.p${i}::float8 / ${DAY_MS}):
  * A row whose p are all NULL has no earlier row (stored or in the fold) to link.
  */
 const GAINED = 'x.mask & ~x.stored';
-const LINK_NEXT = `insert into analytics_visit_next as n (project, day, path, visitor, ${BITS.map((i) => `n${i}`).join(', ')})
-  select $1, e.day, e.path, e.visitor, ${BITS.map((i) => `min(e.n${i})`).join(', ')}
+const T = BITS.map((i) => `t${i}`);
+const LINK_NEXT = `insert into analytics_visit_next as n (project, day, path, visitor, ${BITS.map((i) => `n${i}`).join(', ')}, ${T.join(', ')})
+  select $1, e.day, e.path, e.visitor, ${BITS.map((i) => `min(e.n${i})`).join(', ')}, ${T.map((t) => `max(e.${t})`).join(', ')}
     from (
       select w.day, x.path, x.visitor,
-             ${BITS.map((i) => `case when ${GAINED} & ${1 << i} <> 0 and w.day >= ${previousDay(i)} then x.day end`).join(', ')}
+             ${BITS.map((i) => `case when ${GAINED} & ${1 << i} <> 0 and w.day >= ${previousDay(i)} then x.day end`).join(', ')},
+             ${T.map((t) => `w.${t}`).join(', ')}
         from analytics_fold_rows x
         join analytics_visits w on w.project = $1 and w.path = x.path and w.visitor = x.visitor and w.day + 0 < x.day
        where ${GAINED} <> 0 and coalesce(${BITS.map((i) => `x.p${i}`).join(', ')}) is not null
          and w.day >= least(${BITS.map((i) => `case when ${GAINED} & ${1 << i} <> 0 then ${previousDay(i)} end`).join(', ')})
       union all
-      select x.day, x.path, x.visitor, ${BITS.map((i) => `x.n${i}`).join(', ')}
+      select x.day, x.path, x.visitor, ${BITS.map((i) => `x.n${i}`).join(', ')}, ${T.map((t) => `x.${t}`).join(', ')}
         from analytics_fold_rows x
        where x.stored = 0 and (${BITS.map((i) => `x.n${i} is not null`).join(' or ')})
-    ) e (day, path, visitor, ${BITS.map((i) => `n${i}`).join(', ')})
+    ) e (day, path, visitor, ${BITS.map((i) => `n${i}`).join(', ')}, ${T.join(', ')})
    group by e.day, e.path, e.visitor
   having ${BITS.map((i) => `min(e.n${i}) is not null`).join(' or ')}
    order by e.day, e.path, e.visitor
   on conflict (project, day, path, visitor) do update
      set ${BITS.map((i) => `n${i} = least(n.n${i}, excluded.n${i})`).join(', ')}
    where ${BITS.map((i) => `excluded.n${i} < coalesce(n.n${i}, 2147483647)`).join(' or ')}`;
+
+/**
+ * A next-day row keeps its first-visit row's last time of day per class (the clipped first
+ * day's roll-up takes away, by them, the pairs that come back: edge-tables.ts). Rows the fold
+ * widened (`stored`: the row was there) may have one; new rows take theirs in LINK_NEXT.
+ */
+const SYNC_NEXT_TIMES = `update analytics_visit_next n
+    set ${T.map((t) => `${t} = greatest(n.${t}, x.${t})`).join(', ')}
+   from analytics_fold_rows x
+  where x.stored <> 0 and n.project = $1 and n.day = x.day and n.path = x.path and n.visitor = x.visitor
+    and (${T.map((t) => `x.${t} > coalesce(n.${t}, -1)`).join(' or ')})`;
 
 /**
  * Folds the project's pending views (committed appends not yet in the first-visit table) into
@@ -151,6 +164,7 @@ export async function foldPending(pool: pg.Pool, project: number, wait: boolean)
       if (large) await client.query('analyze analytics_fold_rows');
       await client.query(INSERT, [project]);
       await client.query(RAISE_LATER, [project]);
+      await client.query(SYNC_NEXT_TIMES, [project]);
       await client.query(LINK_NEXT, [project]);
     }
     await client.query('commit');

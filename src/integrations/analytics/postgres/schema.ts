@@ -1,11 +1,15 @@
 import type pg from 'pg';
+import { CREATE_EDGE_TABLES_SQL, ENDS_ROLLUP, STARTS_ROLLUP } from './edge-tables.ts';
 import {
+  COUNTS_ROLLUP,
   CREATE_NEXT_TABLE_SQL,
   CREATE_VISIT_TABLES_SQL,
-  countsFromVisitsSql,
   nextFromVisitsSql,
   rebuildVisitsSql,
+  rollupFromVisitsSql,
+  rollupTriggerFunctionsSql,
 } from './visit-tables.ts';
+import { BITS } from './visits.ts';
 
 /**
  * The PostgreSQL analytics store's own migration ladder, numbered and recorded in its own
@@ -129,7 +133,7 @@ export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string
       ${CREATE_VISIT_TABLES_SQL}
       set local analytics.counts = 'off';
       ${rebuildVisitsSql(true)};
-      ${countsFromVisitsSql(true)};
+      ${rollupFromVisitsSql(COUNTS_ROLLUP, true)};
       set local analytics.counts = 'on';
       -- Views appended but not yet folded into analytics_visits (see record-visits.ts): their
       -- class bits (visits.ts). A fold takes all of a project's rows at once; the index finds
@@ -147,8 +151,27 @@ export const ANALYTICS_MIGRATIONS: ReadonlyArray<{ version: number; name: string
     sql: `
       -- Each first-visit row's next day (visit-tables.ts), from the rows already there.
       ${CREATE_NEXT_TABLE_SQL}
-      ${nextFromVisitsSql(true)};
+      ${nextFromVisitsSql(true, false)};
       analyze analytics_visit_next;
+    `,
+  },
+  {
+    version: 5,
+    name: 'quarter-hour edge roll-ups',
+    sql: `
+      -- The clipped edges as sums (edge-tables.ts), filled from the rows already there, then
+      -- kept by the visits table's triggers with the counts.
+      ${CREATE_EDGE_TABLES_SQL}
+      ${rollupFromVisitsSql(STARTS_ROLLUP, true)};
+      ${rollupFromVisitsSql(ENDS_ROLLUP, true)};
+      ${rollupTriggerFunctionsSql([COUNTS_ROLLUP, STARTS_ROLLUP, ENDS_ROLLUP])}
+      -- Each next-day row keeps its first-visit row's last time of day per class.
+      alter table analytics_visit_next ${BITS.map((i) => `add column t${i} int4`).join(', ')};
+      update analytics_visit_next n set ${BITS.map((i) => `t${i} = v.t${i}`).join(', ')}
+        from analytics_visits v
+       where v.project = n.project and v.path = n.path and v.visitor = n.visitor and v.day = n.day;
+      analyze analytics_visit_starts;
+      analyze analytics_visit_ends;
     `,
   },
 ];

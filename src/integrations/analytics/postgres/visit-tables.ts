@@ -32,23 +32,86 @@ function countKey(alias: string): string {
     ...P.map((p) => `coalesce(floor(${alias}.${p}::float8 / ${DAY_MS})::int4, ${NEVER})`),
   ].join(', ');
 }
-const KEY = ['project', 'day', 'path', 'mask', ...L].join(', ');
 
-/** A trigger function adding (sign 1) or removing (-1) transition rows to the counts. */
-function countsFunction(name: string, body: string): string {
-  return `create function ${name}() returns trigger language plpgsql as $f$
+/**
+ * A table rolled up from analytics_visits: how many rows (or contributions of rows) have each
+ * key. Kept by the visits table's statement triggers over the transition tables, in the same
+ * transaction as the change; a session that rebuilds the roll-ups itself sets
+ * analytics.counts = 'off' and fills them with rollupFromVisitsSql.
+ */
+export interface Rollup {
+  table: string;
+  /** Its primary key (the columns before n). */
+  key: readonly string[];
+  /** A select of one key (in `key` order) per contribution of each row of `source` (alias x). */
+  keysOf(source: string, where?: string): string;
+}
+
+/** analytics_visit_counts: per (day, page, mask, day of each p), the number of rows. */
+export const COUNTS_ROLLUP: Rollup = {
+  table: 'analytics_visit_counts',
+  key: ['project', 'day', 'path', 'mask', ...L],
+  keysOf: (source, where = '') => `select ${countKey('x')} from ${source} x ${where}`,
+};
+
+const upsert = (r: Rollup, select: string) => {
+  const key = r.key.join(', ');
+  return `insert into ${r.table} as c (${key}, n)
+        ${select}
+      on conflict (${key}) do update set n = c.n + excluded.n;`;
+};
+/** Adds (sign '') or removes ('-') the keys of the rows of `source`. */
+const grouped = (r: Rollup, source: string, sign: string) => {
+  const key = r.key.join(', ');
+  return upsert(
+    r,
+    `select ${key}, ${sign}count(*) from (${r.keysOf(source)}) s (${key}) group by ${key} order by ${key}`,
+  );
+};
+/** An update that leaves a row's key as it was (a later time of day, say) changes no count. */
+const changed = (r: Rollup) => {
+  const key = r.key.join(', ');
+  return upsert(
+    r,
+    `select ${key}, sum(d)::int4 from (
+       select s.*, 1 as d from (${r.keysOf('added')}) s
+       union all select s.*, -1 as d from (${r.keysOf('removed')}) s
+     ) s (${key}, d) group by ${key} having sum(d) <> 0 order by ${key}`,
+  );
+};
+/** A trigger function running one statement per roll-up. */
+const triggerFunction = (
+  name: string,
+  body: string,
+) => `create or replace function ${name}() returns trigger language plpgsql as $f$
     begin
       if current_setting('analytics.counts', true) = 'off' then return null; end if;
-      insert into analytics_visit_counts as c (${KEY}, n)
-        ${body}
-      on conflict (${KEY}) do update set n = c.n + excluded.n;
+      ${body}
       return null;
     end $f$;`;
+
+/** The visits table's three trigger functions, keeping `rollups`. */
+export function rollupTriggerFunctionsSql(rollups: readonly Rollup[]): string {
+  return [
+    triggerFunction('analytics_visits_added', rollups.map((r) => grouped(r, 'added', '')).join('\n')),
+    triggerFunction('analytics_visits_removed', rollups.map((r) => grouped(r, 'removed', '-')).join('\n')),
+    triggerFunction('analytics_visits_changed', rollups.map(changed).join('\n')),
+  ].join('\n');
 }
-/** The counts' keys of the rows of `from`, as a subquery with the key's column names. */
-const keys = (from: string, where = '') => `(select ${countKey('x')} from ${from} x ${where}) s (${KEY})`;
-const grouped = (from: string, sign: string) =>
-  `select ${KEY}, ${sign}count(*) from ${keys(from)} group by ${KEY} order by ${KEY}`;
+
+/**
+ * Fills a roll-up from the first-visit rows (of project $1, or all with `allProjects`), in key
+ * order, so that a day's rows sit together (as folds, which write a day's rows while it lasts,
+ * leave them).
+ */
+export function rollupFromVisitsSql(r: Rollup, allProjects: boolean): string {
+  const key = r.key.join(', ');
+  return `insert into ${r.table} (${key}, n)
+    select ${key}, count(*) from (${r.keysOf('analytics_visits', allProjects ? '' : 'where x.project = $1')}) s (${key})
+     group by ${key} order by ${key}`;
+}
+
+const KEY = COUNTS_ROLLUP.key.join(', ');
 
 export const CREATE_VISIT_TABLES_SQL = `
   create table analytics_visits (
@@ -77,16 +140,7 @@ export const CREATE_VISIT_TABLES_SQL = `
     n int4 not null,
     primary key (${KEY})
   );
-  ${countsFunction('analytics_visits_added', grouped('added', ''))}
-  ${countsFunction('analytics_visits_removed', grouped('removed', '-'))}
-  ${countsFunction(
-    'analytics_visits_changed',
-    // An update that leaves the key as it was (a later time of day) changes no count.
-    `select ${KEY}, sum(d)::int4 from (
-       select ${countKey('x')}, 1 as d from added x
-       union all select ${countKey('x')}, -1 as d from removed x
-     ) s (${KEY}, d) group by ${KEY} having sum(d) <> 0 order by ${KEY}`,
-  )}
+  ${rollupTriggerFunctionsSql([COUNTS_ROLLUP])}
   create trigger analytics_visits_inserted after insert on analytics_visits
     referencing new table as added for each statement execute function analytics_visits_added();
   create trigger analytics_visits_updated after update on analytics_visits
@@ -97,7 +151,7 @@ export const CREATE_VISIT_TABLES_SQL = `
 
 /**
  * Rebuilds first-visit rows from the views (of project $1, or all with `allProjects`), with the
- * counts off: the caller fills the counts with COUNTS_FROM_VISITS_SQL.
+ * roll-ups off: the caller fills them with rollupFromVisitsSql.
  */
 export function rebuildVisitsSql(allProjects: boolean): string {
   const bit = (i: number) => `b.bits & ${1 << i} <> 0`;
@@ -117,13 +171,6 @@ export function rebuildVisitsSql(allProjects: boolean): string {
       ) s
     window w as (partition by s.project, s.path, s.visitor order by s.day
                  rows between unbounded preceding and 1 preceding)`;
-}
-
-/** Fills the counts from the first-visit rows (of project $1, or all with `allProjects`). */
-export function countsFromVisitsSql(allProjects: boolean): string {
-  return `insert into analytics_visit_counts (${KEY}, n)
-    select ${KEY}, count(*) from ${keys('analytics_visits', allProjects ? '' : 'where x.project = $1')}
-     group by ${KEY}`;
 }
 
 /**
@@ -146,12 +193,17 @@ export const CREATE_NEXT_TABLE_SQL = `
   );
 `;
 
-/** Fills analytics_visit_next from the first-visit rows (of project $1, or all with `allProjects`). */
-export function nextFromVisitsSql(allProjects: boolean): string {
-  return `insert into analytics_visit_next (project, day, path, visitor, ${N.join(', ')})
-    select s.project, s.day, s.path, s.visitor, ${N.map((c) => `s.${c}`).join(', ')}
+/**
+ * Fills analytics_visit_next from the first-visit rows (of project $1, or all with
+ * `allProjects`); with `times` (schema version 5 on), also each row's last time of day per
+ * class (see edge-tables.ts).
+ */
+export function nextFromVisitsSql(allProjects: boolean, times = true): string {
+  const t = times ? T : [];
+  return `insert into analytics_visit_next (project, day, path, visitor, ${[...N, ...t].join(', ')})
+    select s.project, s.day, s.path, s.visitor, ${[...N, ...t].map((c) => `s.${c}`).join(', ')}
       from (select v.project, v.day, v.path, v.visitor,
-                   ${BITS.map((i) => `min(v.day) filter (where v.mask & ${1 << i} <> 0) over later as n${i}`).join(', ')}
+                   ${[...BITS.map((i) => `min(v.day) filter (where v.mask & ${1 << i} <> 0) over later as n${i}`), ...t.map((c) => `v.${c}`)].join(', ')}
               from analytics_visits v ${allProjects ? '' : 'where v.project = $1'}
             window later as (partition by v.project, v.path, v.visitor order by v.day
                              rows between 1 following and unbounded following)) s

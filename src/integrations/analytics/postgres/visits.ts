@@ -85,3 +85,24 @@ export function columnsOf(prefix: string, mask: number, alias: string): string[]
 export function over(fn: 'greatest' | 'least', columns: readonly string[]): string {
   return columns.length === 1 ? (columns[0] as string) : `${fn}(${columns.join(', ')})`;
 }
+
+/**
+ * Every side any export counts, whatever its options: 17 unions of class bits, in numeric
+ * order. The edge roll-ups (edge-tables.ts) store a set of sides as bits of this list's
+ * indexes, so the list is part of the stored format: changing it needs a migration that
+ * rebuilds them.
+ */
+export const SIDE_SETS: readonly number[] = [
+  ...new Set(
+    [false, true].flatMap((crawlers) =>
+      [false, true].flatMap((verified) => SIDE_NAMES.map((name) => sides(crawlers, verified)[name])),
+    ),
+  ),
+].sort((a, b) => a - b);
+
+/** The bit standing for the side `bits` in the edge roll-ups' `sides`. */
+export function sideBit(bits: number): number {
+  const at = SIDE_SETS.indexOf(bits);
+  if (at < 0) throw new Error(`No stored side for class bits ${bits}`);
+  return 2 ** at;
+}
