@@ -1,6 +1,5 @@
 import { DayIndex, type DayOwner, type PackedPages, sortSegmentByPrev } from './day-index.ts';
 import { CATEGORY_SLOTS, LIST_SIDES, PURPOSE_SLOTS, SEGMENTS } from './index-layout.ts';
-import type { PrevList } from './prev-list.ts';
 import { VisitorSet } from './visitor-set.ts';
 
 // "DWA1": bump FORMAT when the layout changes; a snapshot of another format is ignored and the
@@ -24,23 +23,63 @@ export function serializeDay(day: DayIndex, out = new Words()): Buffer {
     out.push(key);
     out.set(set);
   }
-  const pages = [...day.pageEntries()];
-  out.push(pages.length);
-  for (const [path, page] of pages) {
-    let mask = 0;
-    page.lists.forEach((list, s) => {
-      if (list) mask |= 1 << s;
-    });
-    page.sets.forEach((set, s) => {
-      if (set) mask |= 1 << (s + LIST_SIDES);
-    });
-    out.push(path, mask);
-    for (const list of page.lists) if (list) out.list(list);
-    for (const set of page.sets) if (set) out.set(set);
+  // Straight from the day's arrays: a checkpoint writes every changed day in one pass, and an
+  // entry object and two views per list of a packed day (a month of days after an import, 60
+  // thousand lists each) were hundreds of megabytes of garbage, the server's memory peak.
+  const packed = day.packed;
+  if (packed) writePackedPages(packed, out);
+  else {
+    out.push(day.pages.size);
+    for (const [path, page] of day.pages) {
+      let mask = 0;
+      page.lists.forEach((list, s) => {
+        if (list) mask |= 1 << s;
+      });
+      page.sets.forEach((set, s) => {
+        if (set) mask |= 1 << (s + LIST_SIDES);
+      });
+      out.push(path, mask);
+      for (const list of page.lists) if (list) out.list(list.values, list.prev, 0, list.length, list.views);
+      for (const set of page.sets) if (set) out.set(set);
+    }
   }
   out.push(day.hours.length);
   for (const set of day.hours) out.optionalSet(set);
   return out.toBuffer();
+}
+
+/** A packed day's pages in the layout `serializeDay` writes (a list is there when it has members or views). */
+function writePackedPages(packed: PackedPages, out: Words): void {
+  const { paths, offsets, values, prev, views, sets } = packed;
+  out.push(paths.length);
+  for (let i = 0; i < paths.length; i++) {
+    const base = i * LIST_SIDES;
+    let mask = 0;
+    for (let s = 0; s < LIST_SIDES; s++) {
+      if (
+        (offsets[base + s + 1] as number) > (offsets[base + s] as number) ||
+        (views[base + s] as number) > 0
+      )
+        mask |= 1 << s;
+    }
+    const pageSets = sets.get(i);
+    if (pageSets)
+      pageSets.forEach((set, s) => {
+        if (set) mask |= 1 << (s + LIST_SIDES);
+      });
+    out.push(paths[i] as number, mask);
+    for (let s = 0; s < LIST_SIDES; s++) {
+      if ((mask & (1 << s)) === 0) continue;
+      out.list(
+        values,
+        prev,
+        offsets[base + s] as number,
+        offsets[base + s + 1] as number,
+        views[base + s] as number,
+      );
+    }
+    if (pageSets) for (const set of pageSets) if (set) out.set(set);
+  }
 }
 
 /**
@@ -123,6 +162,8 @@ function readPages(read: Reader, day: DayIndex): void {
 
 class Words {
   private data = new Uint32Array(1024);
+  /** `data`'s buffer as u16 halves. */
+  private halves = new Uint16Array(this.data.buffer);
   private length = 0;
 
   clear(): void {
@@ -148,18 +189,21 @@ class Words {
     if (set) this.set(set);
   }
 
-  /** [views, n, ...n visitors, ...ceil(n / 2) words of u16 previous days]. */
-  list(list: PrevList): void {
-    const n = list.length;
+  /**
+   * [views, n, ...n visitors, ...ceil(n / 2) words of u16 previous days]: members [start, end)
+   * of `values` and `prev`, the previous days written through a u16 view of the same buffer
+   * (the reader's layout) rather than a new array per list.
+   */
+  list(values: Uint32Array, prev: Uint16Array, start: number, end: number, views: number): void {
+    const n = end - start;
     const prevWords = (n + 1) >> 1;
     this.reserve(2 + n + prevWords);
-    this.data[this.length++] = list.views;
+    this.data[this.length++] = views;
     this.data[this.length++] = n;
-    this.data.set(list.values.subarray(0, n), this.length);
+    this.data.set(values.subarray(start, end), this.length);
     this.length += n;
-    const prev = new Uint16Array(prevWords * 2);
-    prev.set(list.prev.subarray(0, n));
-    this.data.set(new Uint32Array(prev.buffer), this.length);
+    this.halves.set(prev.subarray(start, end), this.length * 2);
+    if ((n & 1) === 1) this.halves[this.length * 2 + n] = 0;
     this.length += prevWords;
   }
 
@@ -172,6 +216,7 @@ class Words {
     const grown = new Uint32Array(Math.max(this.data.length * 2, this.length + extra));
     grown.set(this.data.subarray(0, this.length));
     this.data = grown;
+    this.halves = new Uint16Array(grown.buffer);
   }
 }
 
