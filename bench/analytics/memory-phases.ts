@@ -16,6 +16,17 @@ export class MemoryPhases {
     this.phases.push({ name, at: Date.now() });
   }
 
+  /** The resident peak (bytes) in the log's last sample: the server writes one as it exits. */
+  finalPeak(): number | null {
+    try {
+      const lines = readFileSync(this.file, 'utf8').trim().split('\n');
+      const last = JSON.parse(lines[lines.length - 1] as string) as { hwm?: number };
+      return last.hwm ?? null;
+    } catch {
+      return null;
+    }
+  }
+
   /** One line per step: its highest sampled RSS, the heap and buffers then, the peak by its end. */
   summary(): string[] {
     let samples: Array<Record<string, number>> = [];

@@ -27,23 +27,20 @@ const { values } = parseArgs({
   },
 });
 const memoryLog = values['memory-log'];
-if (memoryLog) {
-  setInterval(() => {
-    const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-    // The peak so far: a long synchronous step (the first query's replay) blocks this timer.
-    const hwm = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
-    // The V8 heap's spaces too: a heap grown for short-lived garbage shows as new space.
-    const spaces = Object.fromEntries(
-      getHeapSpaceStatistics()
-        .filter((s) => s.space_size > 0)
-        .map((s) => [s.space_name, s.space_size]),
-    );
-    appendFileSync(
-      memoryLog,
-      `${JSON.stringify({ t: Date.now(), rss, hwm, heapUsed, heapTotal, external, arrayBuffers, spaces })}\n`,
-    );
-  }, 250).unref();
+/** One line of the memory log: the process's memory now and its resident peak so far. */
+function memorySample(): string {
+  const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  // The peak so far: a long synchronous step (the first query's replay) blocks the timer.
+  const hwm = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+  // The V8 heap's spaces too: a heap grown for short-lived garbage shows as new space.
+  const spaces = Object.fromEntries(
+    getHeapSpaceStatistics()
+      .filter((s) => s.space_size > 0)
+      .map((s) => [s.space_name, s.space_size]),
+  );
+  return `${JSON.stringify({ t: Date.now(), rss, hwm, heapUsed, heapTotal, external, arrayBuffers, spaces })}\n`;
 }
+if (memoryLog) setInterval(() => appendFileSync(memoryLog, memorySample()), 250).unref();
 const dataDir = values['data-dir'] ?? '';
 const config = loadConfig({
   DOCWRIGHT_DATA_DIR: dataDir,
@@ -80,5 +77,9 @@ process.on('SIGTERM', () => {
   app
     .close()
     .then(() => services.close())
-    .then(() => process.exit(0));
+    .then(() => {
+      // Closing wrote a checkpoint, as the server does every minute: its peak counts too.
+      if (memoryLog) appendFileSync(memoryLog, memorySample());
+      process.exit(0);
+    });
 });
