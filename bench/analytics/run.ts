@@ -217,7 +217,9 @@ await once(server.process, 'exit');
 // it writes every changed day in one pass, which can raise the peak after the phases above.
 const finalPeak = memory.finalPeak();
 if (finalPeak !== null) {
-  log(`server resident memory, peak at exit (the embedded engine checkpoints on shutdown): ${fmt(finalPeak / 2 ** 20)} MiB`);
+  log(
+    `server resident memory, peak at exit (the embedded engine checkpoints on shutdown): ${fmt(finalPeak / 2 ** 20)} MiB`,
+  );
 }
 if (!values.keep) {
   rmSync(dir, { recursive: true, force: true });
