@@ -21,7 +21,7 @@ import {
   SIDE_PURPOSE,
   SIDE_TOTAL,
 } from './index-layout.ts';
-import { type LastSeen, PrevList } from './prev-list.ts';
+import { type LastSeen, PrevList, type Seen } from './prev-list.ts';
 import { VisitorSet } from './visitor-set.ts';
 
 export const DAY_MS = 86_400_000;
@@ -55,10 +55,11 @@ export interface PackedPages {
 
 /** Where a day finds previous visits, and how it tells its project that a view arrived out of time order. */
 export interface DayOwner {
-  /** Human and ai days of every (page, visitor). */
-  lastSeen: LastSeen;
-  /** The four purposes' days of the (page, visitor) pairs with an AI view. */
-  purposeSeen: LastSeen;
+  /**
+   * The last-seen tables: human and ai days of every (page, visitor), and the four purposes'
+   * days of the pairs with an AI view.
+   */
+  seen(): Seen;
   /**
    * Views are being taken in without their previous visits (a bulk replay of the log): each is
    * listed with none, its day marked as repeating, and the owner rebuilds them all at the end.
@@ -155,9 +156,11 @@ export class DayIndex {
       owner = null;
       this.repeats = true;
     }
+    const tables = owner ? owner.seen() : null;
     if (withPurpose) {
-      const at = owner ? owner.purposeSeen.slot(path, visitor) : -1;
-      this.addToSide(page, SIDE_PURPOSE + purpose - 1, visitor, owner?.purposeSeen ?? null, at, purpose - 1);
+      const purposeSeen = tables ? tables.purposeSeen : null;
+      const at = purposeSeen ? purposeSeen.slot(path, visitor) : -1;
+      this.addToSide(page, SIDE_PURPOSE + purpose - 1, visitor, purposeSeen, at, purpose - 1);
       if (verified) addTo(page.sets, SET_PURPOSE_VERIFIED + purpose - 1 - LIST_SIDES, visitor);
     }
     if (category === CRAWLER) {
@@ -166,7 +169,7 @@ export class DayIndex {
       return;
     }
     if (category === AI && verified) addTo(page.sets, SET_AI_VERIFIED - LIST_SIDES, visitor);
-    const seen = owner ? owner.lastSeen : null;
+    const seen = tables ? tables.lastSeen : null;
     const at = seen ? seen.slot(path, visitor) : -1;
     // Total first: its last day is derived from the human and ai days before this view.
     this.addToSide(page, SIDE_TOTAL, visitor, seen, at, -1);

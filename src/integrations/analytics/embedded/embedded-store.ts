@@ -38,7 +38,7 @@ export interface EmbeddedStoreOptions {
   checkpointIntervalMs?: number;
   /** Most buckets one time series may have. */
   maxSeriesBuckets?: number;
-  /** Most idempotency keys kept in memory across days (16 bytes each at most). */
+  /** Most idempotency keys kept in memory across days (10–12 bytes each). */
   keyCacheLimit?: number;
   clock?: Clock;
   logger?: Logger;

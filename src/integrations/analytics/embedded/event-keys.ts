@@ -2,7 +2,7 @@ import type { AnalyticsDatabase } from './analytics-database.ts';
 import { KeySet } from './key-set.ts';
 import { type Chunk, ViewCursor } from './record.ts';
 
-/** Most idempotency keys kept in memory across days by default (16 bytes each at most). */
+/** Most idempotency keys kept in memory across days by default (10–12 bytes each, see KeySet). */
 export const DEFAULT_KEY_CACHE = 4_000_000;
 
 /** One number per (project, day), for maps keyed by both. */
@@ -54,8 +54,10 @@ export class EventKeyCache {
       this.sets.set(id, cached);
       return cached;
     }
-    const keys = new KeySet();
-    for (const chunk of this.db.chunks.day(project, day, Number.MAX_SAFE_INTEGER)) addKeys(keys, chunk);
+    const chunks = [...this.db.chunks.day(project, day, Number.MAX_SAFE_INTEGER)];
+    // Sized once for the stored keys and the day's views to come, not grown key by key.
+    const keys = new KeySet(chunks.reduce((n, chunk) => n + keyCount(chunk), 0));
+    for (const chunk of chunks) addKeys(keys, chunk);
     this.sets.set(id, keys);
     this.cached += keys.size;
     for (const [oldId, old] of this.sets) {
@@ -84,6 +86,12 @@ export class EventKeyCache {
     this.sets.clear();
     this.cached = 0;
   }
+}
+
+function keyCount(chunk: Chunk): number {
+  let n = 0;
+  for (const v = new ViewCursor(chunk); v.next(); ) if (v.hasKey) n++;
+  return n;
 }
 
 function addKeys(keys: KeySet, chunk: Chunk): void {

@@ -78,6 +78,12 @@ export class PrevList {
   }
 }
 
+/** The last-seen tables for the views still to come (see DayOwner). */
+export interface Seen {
+  lastSeen: LastSeen;
+  purposeSeen: LastSeen;
+}
+
 /** Above this share of slots in use a table grows (linear probes stay short below it). */
 const MAX_LOAD = 0.8;
 /** The share of slots in use a table is sized, or grown, to: room for the views to come. */
@@ -147,6 +153,13 @@ export class LastSeen {
       if (v === key) return at;
       i = i + 1 === capacity ? 0 : i + 1;
     }
+  }
+
+  /** The tables' size in bytes. */
+  get bytes(): number {
+    let n = 0;
+    for (const table of this.tables) if (table) n += table.byteLength;
+    return n;
   }
 
   /** Day number `k` of the entry at `slot`. */

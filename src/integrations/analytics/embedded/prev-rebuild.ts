@@ -1,16 +1,11 @@
 import { type DayIndex, sortSegmentByPrev } from './day-index.ts';
 import { LIST_SIDES, PURPOSE_COUNT, SIDE_AI, SIDE_HUMAN, SIDE_PURPOSE } from './index-layout.ts';
-import { LastSeen } from './prev-list.ts';
-
-/** The last-seen tables for the views still to come (see DayOwner). */
-export interface Seen {
-  lastSeen: LastSeen;
-  purposeSeen: LastSeen;
-}
+import { LastSeen, type Seen } from './prev-list.ts';
 
 /**
  * Recomputes, for every page list of every day (ascending), each visitor's previous visit and
- * drops repeats within a day; returns the last-seen table for the views still to come. Needed
+ * drops repeats within a day; returns the last-seen tables for the views still to come, if asked
+ * for (they are about a quarter of an index: see ProjectIndex.seen). Needed
  * after loading snapshots and after views arrived out of time order. O(entries): one pass per
  * page with a scratch array per side indexed by visitor number.
  *
@@ -20,16 +15,60 @@ export interface Seen {
  * found to repeat one anyway (a snapshot saved with late views in it) is unpacked and the
  * rebuild starts over.
  */
-export function rebuildPrevs(days: readonly DayIndex[], universe: number): Seen {
+export function rebuildPrevs(days: readonly DayIndex[], universe: number, withTables: true): Seen;
+export function rebuildPrevs(days: readonly DayIndex[], universe: number, withTables: false): null;
+export function rebuildPrevs(days: readonly DayIndex[], universe: number, withTables: boolean): Seen | null {
   for (const day of days) if (day.repeats) day.unpack();
   for (;;) {
-    const seen = tryRebuild(days, universe);
-    if (seen) {
+    const seen = tryRebuild(days, universe, withTables);
+    if (seen !== RETRY) {
       for (const day of days) day.repeats = false;
       return seen;
     }
   }
 }
+
+const RETRY = Symbol('retry');
+
+/**
+ * The last-seen tables of days whose lists are exact (no repeats), read from the lists: for an
+ * index loaded without them (see ProjectIndex.seen). Page by page, each table sized once for
+ * the page's distinct pairs (growing it pair by pair took a third of the time), then filled
+ * from the days in ascending order, so a pair's later day overwrites an earlier one.
+ */
+export function buildLastSeen(days: readonly DayIndex[], universe: number): Seen {
+  const lastSeen = new LastSeen();
+  const purposeSeen = new LastSeen(PURPOSE_COUNT);
+  const pageSegments = days.map((day) => new Map(pagesOf(day)));
+  const paths = new Set<number>();
+  for (const pages of pageSegments) for (const path of pages.keys()) paths.add(path);
+  const stamp = new Uint32Array(universe);
+  for (const path of paths) {
+    const [pairs, purposePairs] = countPairs(path, pageSegments, stamp, true);
+    lastSeen.reserve(path, pairs);
+    if (purposePairs > 0) purposeSeen.reserve(path, purposePairs);
+    for (let d = 0; d < days.length; d++) {
+      const segments = pageSegments[d]?.get(path);
+      if (!segments) continue;
+      const day = (days[d] as DayIndex).day;
+      for (const [side, purposes, k] of SEEN_SIDES) {
+        const segment = segments[side];
+        if (!segment) continue;
+        const seen = purposes ? purposeSeen : lastSeen;
+        const { values, start, end } = segment;
+        for (let i = start; i < end; i++) seen.setDay(seen.slot(path, values[i] as number), k, day);
+      }
+    }
+  }
+  return { lastSeen, purposeSeen };
+}
+
+/** The list sides the last-seen tables keep: [side, in the purposes' table, day k of the entry]. */
+const SEEN_SIDES: ReadonlyArray<readonly [number, boolean, number]> = [
+  [SIDE_HUMAN, false, 0],
+  [SIDE_AI, false, 1],
+  ...Array.from({ length: PURPOSE_COUNT }, (_, p) => [SIDE_PURPOSE + p, true, p] as const),
+];
 
 /** One side's entries of a page on a day: `values`/`prev[start, end)`. */
 interface Segment {
@@ -39,8 +78,12 @@ interface Segment {
   end: number;
 }
 
-/** Null when a packed day repeats a visitor: that day was unpacked, and the caller tries again. */
-function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
+/** RETRY when a packed day repeats a visitor: that day was unpacked, and the caller tries again. */
+function tryRebuild(
+  days: readonly DayIndex[],
+  universe: number,
+  withTables: boolean,
+): Seen | null | typeof RETRY {
   let purposeEntries = 0;
   const paths = new Set<number>();
   const pageSegments = days.map((day) => new Map(pagesOf(day)));
@@ -53,8 +96,8 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
       });
     }
   }
-  const seen = new LastSeen();
-  const purposeSeen = new LastSeen(PURPOSE_COUNT);
+  const seen = withTables ? new LastSeen() : null;
+  const purposeSeen = withTables ? new LastSeen(PURPOSE_COUNT) : null;
   // Per visitor, the last page whose pairs were counted (page numbers start at 1).
   const stamp = new Uint32Array(universe);
   // One array of last days per side, indexed by visitor number; purpose sides only when used.
@@ -63,10 +106,12 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
     scratch.push(new Uint16Array(side < SIDE_PURPOSE || purposeEntries > 0 ? universe : 0));
   let sortScratch = new Float64Array(0);
   for (const path of paths) {
-    // The tables are sized for the page's distinct pairs (the largest part of an index).
-    const [pairs, purposePairs] = countPairs(path, pageSegments, stamp, purposeEntries > 0);
-    seen.reserve(path, pairs);
-    if (purposePairs > 0) purposeSeen.reserve(path, purposePairs);
+    if (seen && purposeSeen) {
+      // The tables are sized for the page's distinct pairs (the largest part of an index).
+      const [pairs, purposePairs] = countPairs(path, pageSegments, stamp, purposeEntries > 0);
+      seen.reserve(path, pairs);
+      if (purposePairs > 0) purposeSeen.reserve(path, purposePairs);
+    }
     for (let d = 0; d < days.length; d++) {
       const day = days[d] as DayIndex;
       const segments = pageSegments[d]?.get(path);
@@ -85,7 +130,7 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
             if (day.packed) {
               day.unpack();
               day.repeats = true;
-              return null;
+              return RETRY;
             }
             continue;
           }
@@ -107,7 +152,7 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
         }
       }
     }
-    // Record where each visitor of this page was last seen, and clear the scratch for the next.
+    // Record where each visitor of this page was last seen (if asked), and clear the scratch for the next.
     const human = scratch[SIDE_HUMAN] as Uint16Array;
     const ai = scratch[SIDE_AI] as Uint16Array;
     const total = scratch[2] as Uint16Array;
@@ -119,9 +164,11 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
         for (let i = segment.start; i < segment.end; i++) {
           const visitor = segment.values[i] as number;
           if (human[visitor] !== 0 || ai[visitor] !== 0 || total[visitor] !== 0) {
-            const slot = seen.slot(path, visitor);
-            seen.setDay(slot, 0, human[visitor] as number);
-            seen.setDay(slot, 1, ai[visitor] as number);
+            if (seen) {
+              const slot = seen.slot(path, visitor);
+              seen.setDay(slot, 0, human[visitor] as number);
+              seen.setDay(slot, 1, ai[visitor] as number);
+            }
             human[visitor] = 0;
             ai[visitor] = 0;
             total[visitor] = 0;
@@ -131,17 +178,17 @@ function tryRebuild(days: readonly DayIndex[], universe: number): Seen | null {
           for (let p = 0; p < PURPOSE_COUNT; p++)
             if ((scratch[SIDE_PURPOSE + p] as Uint16Array)[visitor] !== 0) any = true;
           if (!any) continue;
-          const slot = purposeSeen.slot(path, visitor);
+          const slot = purposeSeen ? purposeSeen.slot(path, visitor) : -1;
           for (let p = 0; p < PURPOSE_COUNT; p++) {
             const last = scratch[SIDE_PURPOSE + p] as Uint16Array;
-            purposeSeen.setDay(slot, p, last[visitor] as number);
+            purposeSeen?.setDay(slot, p, last[visitor] as number);
             last[visitor] = 0;
           }
         }
       }
     }
   }
-  return { lastSeen: seen, purposeSeen };
+  return seen && purposeSeen ? { lastSeen: seen, purposeSeen } : null;
 }
 
 /**

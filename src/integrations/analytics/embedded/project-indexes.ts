@@ -24,6 +24,8 @@ export class ProjectIndexes {
   private readonly clock: Clock;
   private readonly logger: Logger | undefined;
 
+  private readonly universe = (): number => this.db.visitorUniverse();
+
   constructor(db: AnalyticsDatabase, clock: Clock, logger: Logger | undefined) {
     this.db = db;
     this.clock = clock;
@@ -69,7 +71,7 @@ export class ProjectIndexes {
       // The views were rewritten (reclassified) since this index was built: build it again.
       this.loaded.delete(projectNo);
     }
-    let index = new ProjectIndex(projectNo);
+    let index = new ProjectIndex(projectNo, this.universe);
     const days: DayIndex[] = [];
     let unreadable = false;
     let covered = this.db.checkpoints.load(projectNo, (data) => {
@@ -81,7 +83,7 @@ export class ProjectIndexes {
     if (unreadable || days.some((day) => day.lastSeq > covered)) {
       // An unreadable snapshot: rebuild this project from the log alone.
       this.logger?.warn({ projectNo }, 'analytics snapshot unreadable; rebuilding from events');
-      index = new ProjectIndex(projectNo);
+      index = new ProjectIndex(projectNo, this.universe);
       covered = 0;
     } else {
       for (const day of days) index.setDay(day);
