@@ -35,6 +35,30 @@ describe('visitor dictionary (keys stored in blocks)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('keeps every number through the lookup table growing, in one transaction and across several', () => {
+    const db = connect();
+    const numbers: number[] = [];
+    // 200,000 keys: the table starts at 65,536 slots and grows several times, once mid-transaction.
+    db.write(() => {
+      for (let n = 0; n < 120_000; n++) numbers.push(db.visitors.idFor(key(n)));
+    });
+    for (let start = 120_000; start < 200_000; start += 20_000) {
+      db.write(() => {
+        for (let n = start; n < start + 20_000; n++) numbers.push(db.visitors.idFor(key(n)));
+      });
+    }
+    expect(numbers).toEqual(Array.from({ length: 200_000 }, (_, i) => i + 1));
+    db.write(() => {
+      for (let n = 0; n < 200_000; n += 997) expect(db.visitors.idFor(key(n))).toBe(n + 1);
+    });
+    expect(db.visitors.loadedKeys()).toBe(200_000);
+    const reopened = connect();
+    reopened.write(() => {
+      for (let n = 0; n < 200_000; n += 991) expect(reopened.visitors.idFor(key(n))).toBe(n + 1);
+      expect(reopened.visitors.idFor(key(200_000))).toBe(200_001);
+    });
+  });
+
   it('numbers visitors densely across block boundaries and two connections, stable after reopening', () => {
     const a = connect();
     const b = connect();

@@ -8,6 +8,12 @@ import { wordsOf } from './record.ts';
 export const BLOCK_KEYS = 256;
 export const KEY_BYTES = 16;
 
+/** Above this share of slots in use the table grows (linear probes stay short below it). */
+const MAX_LOAD = 0.8;
+/** The share of slots in use the table is sized, or grown, to. */
+const TARGET_LOAD = 0.65;
+const TWO_32 = 2 ** 32;
+
 /**
  * Periods (their first day, which starts every key: see VisitorIdentity) more than this many
  * days older than the newest stored one are loaded only when a key of such a period comes up.
@@ -18,9 +24,10 @@ const RECENT_PERIOD_DAYS = 8;
  * 16-byte visitor keys ↔ dense visitor numbers. Keys are stored in number order, 256 to a
  * row of `visitor_blocks` (visitor n is at block ⌊(n − 1) / 256⌋), so loading a million keys
  * is 3,907 blob reads rather than a million rows, and a new visitor is an append to the last
- * block. The key → number lookup is an in-memory open-addressing table (about 27 bytes per
- * key), filled on the first write and topped up from the blocks other processes appended to at
- * the start of each write transaction.
+ * block. The key → number lookup is an in-memory open-addressing table of any size (20 bytes
+ * a slot, 65–80 % full: 25–31 bytes a key; a power-of-two table took 27–53), filled on the
+ * first write and topped up from the blocks other processes appended to at the start of each
+ * write transaction.
  *
  * Under salt rotation every period brings new keys, so the table starts with only the keys of
  * recent periods and of period 0 (rotation `never`, caller-given ids): `visitor_block_periods`
@@ -29,7 +36,8 @@ const RECENT_PERIOD_DAYS = 8;
  */
 export class VisitorDictionary {
   private table = new Uint32Array(0);
-  private mask = -1;
+  /** Slots in `table`; 0 until the first `sync` loads it. */
+  private capacity = 0;
   private size = 0;
   /** The highest number handed out, by any process, as of the last `sync`. */
   private known = 0;
@@ -91,7 +99,7 @@ export class VisitorDictionary {
   }
 
   isLoaded(): boolean {
-    return this.mask !== -1;
+    return this.capacity !== 0;
   }
 
   /** How many keys are in memory. */
@@ -101,7 +109,7 @@ export class VisitorDictionary {
 
   /** Start of a write transaction: take in the visitors other processes numbered since. */
   sync(): void {
-    if (this.mask === -1) {
+    if (this.capacity === 0) {
       this.loadRecent();
       return;
     }
@@ -183,9 +191,7 @@ export class VisitorDictionary {
    */
   private loadOlder(): void {
     const blocks = this.olderBlockCount.get(this.recentFrom, this.recentBlock) as number;
-    if ((this.size + blocks * BLOCK_KEYS) * 4 > (this.mask + 1) * 3) {
-      this.resize(tableCapacity(this.size + blocks * BLOCK_KEYS));
-    }
+    this.makeRoom(blocks * BLOCK_KEYS);
     const rows = this.olderBlocks.iterate(this.recentFrom, this.recentBlock) as Iterable<[number, Buffer]>;
     for (const [block, data] of rows) this.placeBlock(block, data, 0);
     this.recentFrom = 0;
@@ -215,9 +221,7 @@ export class VisitorDictionary {
       const first = block * BLOCK_KEYS;
       const count = data.length / KEY_BYTES;
       const start = Math.max(0, this.known - first);
-      if ((this.size + count - start) * 4 > (this.mask + 1) * 3) {
-        this.resize(tableCapacity(this.size + count - start));
-      }
+      this.makeRoom(count - start);
       this.placeBlock(block, data, start);
       if (first + count > this.known) this.known = first + count;
       last = data;
@@ -243,7 +247,7 @@ export class VisitorDictionary {
     // Numbers handed out in the failed transaction were never stored: start again from the table.
     if (!this.dirty) return;
     this.table = new Uint32Array(0);
-    this.mask = -1;
+    this.capacity = 0;
     this.size = 0;
     this.known = 0;
     this.recentFrom = 0;
@@ -253,8 +257,16 @@ export class VisitorDictionary {
     this.tail.fill(0);
     this.dirty = false;
   }
+  /** Grows the table, if needed, so that `more` keys can be placed without growing it again. */
+  private makeRoom(more: number): void {
+    if (this.size + more > this.capacity * MAX_LOAD) this.resize(tableCapacity(this.size + more));
+  }
+
   private slotOf(k1: number, k2: number): number {
-    return (Math.imul(k1 ^ Math.imul(k2, 0x85ebca6b), 0x9e3779b1) >>> 0) & this.mask;
+    // The hash's high bits pick the slot (multiply-shift): any capacity works.
+    return Math.floor(
+      ((Math.imul(k1 ^ Math.imul(k2, 0x85ebca6b), 0x9e3779b1) >>> 0) * this.capacity) / TWO_32,
+    );
   }
 
   /** The key's number, or 0. Slots are 5 words: the key's four, then its number. */
@@ -270,12 +282,14 @@ export class VisitorDictionary {
       const no = t[at + 4] as number;
       if (no === 0) return 0;
       if (t[at] === k0 && t[at + 1] === k1 && t[at + 2] === k2 && t[at + 3] === k3) return no;
-      slot = (slot + 1) & this.mask;
+      slot = slot + 1 === this.capacity ? 0 : slot + 1;
     }
   }
 
   private put(key: Buffer, no: number): void {
-    if ((this.size + 1) * 4 > (this.mask + 1) * 3) this.resize((this.mask + 1) * 2);
+    if (this.size + 1 > this.capacity * MAX_LOAD) {
+      this.resize(Math.max(tableCapacity(this.size + 1), Math.ceil(this.capacity * 1.25)));
+    }
     this.place(key.readUInt32LE(0), key.readUInt32LE(4), key.readUInt32LE(8), key.readUInt32LE(12), no);
   }
 
@@ -293,14 +307,14 @@ export class VisitorDictionary {
         this.size++;
         return;
       }
-      slot = (slot + 1) & this.mask;
+      slot = slot + 1 === this.capacity ? 0 : slot + 1;
     }
   }
 
   private resize(capacity: number): void {
     const old = this.table;
     this.table = new Uint32Array(capacity * 5);
-    this.mask = capacity - 1;
+    this.capacity = capacity;
     this.size = 0;
     for (let at = 0; at < old.length; at += 5) {
       const no = old[at + 4] as number;
@@ -335,9 +349,7 @@ export function blockPeriods(data: Buffer, keys: number): { first: number; last:
   return { first, last, fixed };
 }
 
-/** A power of two with room for `keys` at a load factor of at most ¾. */
+/** Slots for `keys` at the target load (at least 65,536: a new file's table). */
 function tableCapacity(keys: number): number {
-  let capacity = 1 << 16;
-  while (capacity * 3 < keys * 4 + 4) capacity *= 2;
-  return capacity;
+  return Math.max(65_536, Math.ceil(keys / TARGET_LOAD));
 }
