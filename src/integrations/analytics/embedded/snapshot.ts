@@ -200,9 +200,19 @@ class Words {
     this.reserve(2 + n + prevWords);
     this.data[this.length++] = views;
     this.data[this.length++] = n;
-    this.data.set(values.subarray(start, end), this.length);
+    if (n < COPY_BY_VIEW) {
+      // Most lists are short: a loop copies them without the two views `set` needs (a
+      // checkpoint of every day made two view objects per list: 150 MB of garbage at 12 M views).
+      const data = this.data;
+      const halves = this.halves;
+      const at = this.length;
+      for (let i = 0; i < n; i++) data[at + i] = values[start + i] as number;
+      for (let i = 0; i < n; i++) halves[(at + n) * 2 + i] = prev[start + i] as number;
+    } else {
+      this.data.set(values.subarray(start, end), this.length);
+      this.halves.set(prev.subarray(start, end), (this.length + n) * 2);
+    }
     this.length += n;
-    this.halves.set(prev.subarray(start, end), this.length * 2);
     if ((n & 1) === 1) this.halves[this.length * 2 + n] = 0;
     this.length += prevWords;
   }
@@ -219,6 +229,9 @@ class Words {
     this.halves = new Uint16Array(grown.buffer);
   }
 }
+
+/** Lists at least this long are copied through views (`set`), shorter ones by a loop. */
+const COPY_BY_VIEW = 512;
 
 class Reader {
   private readonly words: Uint32Array;
