@@ -1,6 +1,7 @@
 // Benchmark server: the real Docwright HTTP app over a data dir, with analytics options that
 // have no environment variable yet (salt rotation, no export rate limit). Prints one JSON line.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -41,6 +42,20 @@ function memorySample(): string {
   return `${JSON.stringify({ t: Date.now(), rss, hwm, heapUsed, heapTotal, external, arrayBuffers, spaces })}\n`;
 }
 if (memoryLog) setInterval(() => appendFileSync(memoryLog, memorySample()), 250).unref();
+// BENCH_SERVER_ALLOC_PROF=FILE: a sampling heap profile of everything the server allocates,
+// garbage included (what V8's old generation fills with), written to FILE on exit;
+// `node bench/analytics/alloc-top.ts FILE` sums it by function.
+const allocProfile = process.env.BENCH_SERVER_ALLOC_PROF;
+const heapSession = allocProfile ? new Session() : null;
+if (heapSession) {
+  heapSession.connect();
+  await heapSession.post('HeapProfiler.enable');
+  await heapSession.post('HeapProfiler.startSampling', {
+    samplingInterval: 65_536,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+}
 const dataDir = values['data-dir'] ?? '';
 const config = loadConfig({
   DOCWRIGHT_DATA_DIR: dataDir,
@@ -80,6 +95,12 @@ process.on('SIGTERM', () => {
     .then(() => {
       // Closing wrote a checkpoint, as the server does every minute: its peak counts too.
       if (memoryLog) appendFileSync(memoryLog, memorySample());
+    })
+    .then(async () => {
+      if (heapSession && allocProfile) {
+        const { profile } = await heapSession.post('HeapProfiler.stopSampling');
+        writeFileSync(allocProfile, JSON.stringify(profile));
+      }
       process.exit(0);
     });
 });
