@@ -67,7 +67,8 @@ describe('embedded store: day snapshots read back exactly', () => {
       const readers = day === 1 ? 701 : 1500;
       for (let v = 1; v <= readers; v++) views.push(view(v, day, '/long', v % 7 === 0 ? 'ai' : 'human'));
       for (let p = 0; p < 20; p++) {
-        for (let v = 1; v <= 3 + p; v++) views.push(view(v * 31 + day, day, `/short/${p}`, v % 2 ? 'human' : 'ai'));
+        for (let v = 1; v <= 3 + p; v++)
+          views.push(view(v * 31 + day, day, `/short/${p}`, v % 2 ? 'human' : 'ai'));
       }
     }
     views.sort((a, b) => a.timestamp - b.timestamp);
@@ -75,7 +76,11 @@ describe('embedded store: day snapshots read back exactly', () => {
     const queries = [range(0, 1), range(0, 2), range(1, 2), range(0, 9), range(1, 9), range(8, 9)];
     const before = [];
     for (const query of queries) before.push(await store.pages('prj', query));
-    expect(before[1]?.rows.find((r) => r.path === '/long')).toMatchObject({ human: 1286, ai: 214, total: 1500 });
+    expect(before[1]?.rows.find((r) => r.path === '/long')).toMatchObject({
+      human: 1286,
+      ai: 214,
+      total: 1500,
+    });
 
     await store.close();
     store = open();
