@@ -5,4 +5,6 @@
 const override = process.env.BENCH_SERVER_NODE_FLAGS;
 
 export const SERVER_NODE_FLAGS: readonly string[] =
-  override === undefined ? ['--max-semi-space-size=16'] : override.split(/\s+/).filter(Boolean);
+  override === undefined
+    ? ['--max-semi-space-size=16', '--heap-growing-percent=100']
+    : override.split(/\s+/).filter(Boolean);
