@@ -1,14 +1,13 @@
 // Profiles the embedded store's clipped-edge visitors export against the whole-day one, on a
 // data set built straight into the store (no HTTP, no log parsing):
 // `node bench/analytics/clipped-profile.ts [--events 2000000] [--dir DIR]`. Prints p50s.
-import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PreparedEvent } from '../../src/domain/analytics/store.ts';
 import { EmbeddedAnalyticsStore } from '../../src/integrations/analytics/embedded/embedded-store.ts';
-import { DAY, generate, START } from './dataset.ts';
+import { DAY, generate, preparedEvent, START } from './dataset.ts';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '2000000' }, dir: { type: 'string' } },
@@ -22,25 +21,8 @@ const open = () =>
 let store = open();
 if (!values.dir) {
   let batch: PreparedEvent[] = [];
-  const category = (c: string) =>
-    c === 'human' ? 'human' : c === 'ai' ? 'ai' : c === 'ai_crawler' ? 'ai_crawler' : 'bot';
   for (const e of generate({ events: EVENTS, visitors: EVENTS / 10, paths: 5000, days: 30, seed: 1 })) {
-    batch.push({
-      eventKey: null,
-      timestamp: e.timestamp,
-      path: e.page,
-      visitorKey: createHash('sha256').update(`${e.ip}|${e.userAgent}`).digest().subarray(0, 16),
-      category: category(e.category) as PreparedEvent['category'],
-      // As the classifier gives it: every `ai` view's purpose is assistant.
-      purpose: e.category === 'ai' ? 'assistant' : null,
-      agent: 'x',
-      classifierVersion: 1,
-      userAgent: e.userAgent,
-      flags: 0,
-      status: 200,
-      referrer: null,
-      verified: false,
-    });
+    batch.push(preparedEvent(e, null));
     if (batch.length === 10_000) {
       await store.append('prj', batch);
       batch = [];

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { acceptsMarkdown, classify } from '../../src/domain/analytics/classifier.ts';
 import { normalisePath } from '../../src/domain/analytics/paths.ts';
+import type { PreparedEvent } from '../../src/domain/analytics/store.ts';
 
 /**
  * The benchmark's traffic, generated deterministically from a seed: `days` days from
@@ -28,6 +30,30 @@ export interface BenchEvent {
 
 export const START = Date.UTC(2025, 0, 1);
 export const DAY = 86_400_000;
+
+/**
+ * A generated event as the ingestion pipeline would hand it to a store, for the benches that
+ * write to a store directly: the visitor key from IP and user agent, every `ai` view's purpose
+ * assistant (as the classifier gives it), `eventKey` the idempotency key or null.
+ */
+export function preparedEvent(e: BenchEvent, eventKey: string | null, agent = 'x'): PreparedEvent {
+  const c = e.category;
+  return {
+    eventKey,
+    timestamp: e.timestamp,
+    path: e.page,
+    visitorKey: createHash('sha256').update(`${e.ip}|${e.userAgent}`).digest().subarray(0, 16),
+    category: c === 'human' || c === 'ai' || c === 'ai_crawler' ? c : 'bot',
+    purpose: c === 'ai' ? 'assistant' : null,
+    agent,
+    classifierVersion: 1,
+    userAgent: e.userAgent,
+    flags: 0,
+    status: 200,
+    referrer: null,
+    verified: false,
+  };
+}
 
 const BROWSERS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',

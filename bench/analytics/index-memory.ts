@@ -12,7 +12,7 @@ import { EmbeddedAnalyticsStore } from '../../src/integrations/analytics/embedde
 import type { KeySet } from '../../src/integrations/analytics/embedded/key-set.ts';
 import type { ProjectIndex } from '../../src/integrations/analytics/embedded/project-index.ts';
 import type { VisitorSet } from '../../src/integrations/analytics/embedded/visitor-set.ts';
-import { DAY, generate, START } from './dataset.ts';
+import { DAY, generate, preparedEvent, START } from './dataset.ts';
 
 const { values } = parseArgs({
   options: {
@@ -120,21 +120,7 @@ if (backfill > 0) {
   let i = 0;
   const inFlight: Array<Promise<unknown>> = [];
   for (const e of generate({ events: backfill, visitors: backfill / 10, paths: 5000, days: 30, seed: 2 })) {
-    batch.push({
-      eventKey: createHash('sha256').update(`h${i++}`).digest().toString('latin1'),
-      timestamp: e.timestamp,
-      path: e.page,
-      visitorKey: createHash('sha256').update(`${e.ip}|${e.userAgent}`).digest().subarray(0, 16),
-      category: e.category === 'human' ? 'human' : e.category === 'ai' ? 'ai' : 'bot',
-      purpose: e.category === 'ai' ? 'assistant' : null,
-      agent: 'x',
-      classifierVersion: 1,
-      userAgent: e.userAgent,
-      flags: 0,
-      status: 200,
-      referrer: null,
-      verified: false,
-    });
+    batch.push(preparedEvent(e, createHash('sha256').update(`h${i++}`).digest().toString('latin1')));
     if (batch.length === 1000) {
       // Eight batches in flight, as the benchmark's client sends them.
       inFlight.push(store.append('http', batch));

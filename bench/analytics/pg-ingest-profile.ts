@@ -14,7 +14,7 @@ import type { Dictionary as DictionaryClass } from '../../src/integrations/analy
 import type { foldPending as FoldPending } from '../../src/integrations/analytics/postgres/record-visits.ts';
 import type { migrateAnalytics as MigrateAnalytics } from '../../src/integrations/analytics/postgres/schema.ts';
 import { BENCH_POSTGRES_URL } from './backends/postgres.ts';
-import { generate } from './dataset.ts';
+import { generate, preparedEvent } from './dataset.ts';
 
 const { values } = parseArgs({
   options: {
@@ -108,27 +108,12 @@ async function backendCpu(): Promise<number> {
   return ticks / 100;
 }
 
-const category = (c: string) =>
-  c === 'human' ? 'human' : c === 'ai' ? 'ai' : c === 'ai_crawler' ? 'ai_crawler' : 'bot';
 function* batches(): Generator<PreparedEvent[]> {
   let batch: PreparedEvent[] = [];
   let i = 0;
   for (const e of generate({ events: EVENTS, visitors: EVENTS / 10, paths: 5000, days: 30, seed: 1 })) {
-    batch.push({
-      eventKey: createHash('sha256').update(`prj|e${i++}`).digest().toString('latin1'),
-      timestamp: e.timestamp,
-      path: e.page,
-      visitorKey: createHash('sha256').update(`${e.ip}|${e.userAgent}`).digest().subarray(0, 16),
-      category: category(e.category) as PreparedEvent['category'],
-      purpose: e.category === 'ai' ? 'assistant' : null,
-      agent: e.category === 'human' ? 'browser' : 'agent',
-      classifierVersion: 1,
-      userAgent: e.userAgent,
-      flags: 0,
-      status: 200,
-      referrer: null,
-      verified: false,
-    });
+    const eventKey = createHash('sha256').update(`prj|e${i++}`).digest().toString('latin1');
+    batch.push(preparedEvent(e, eventKey, e.category === 'human' ? 'browser' : 'agent'));
     if (batch.length === 1000) {
       yield batch;
       batch = [];

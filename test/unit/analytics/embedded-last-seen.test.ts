@@ -2,39 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PageQuery, PreparedEvent } from '../../../src/domain/analytics/store.ts';
-import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
+import type { PageQuery } from '../../../src/domain/analytics/store.ts';
+import type { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
+import { openEmbeddedStore, preparedView, visitorsOver } from './embedded-views.ts';
 
 const DAY = 86_400_000;
 const DAY1 = Date.UTC(2025, 2, 3);
 const NOW = new Date(DAY1 + 10 * DAY);
 
-function view(visitor: string, day: number, hour: number, category: 'human' | 'ai'): PreparedEvent {
-  return {
-    eventKey: null,
-    timestamp: DAY1 + day * DAY + hour * 3_600_000,
-    path: '/guide',
-    visitorKey: Buffer.from(visitor.padEnd(16, '.')),
-    category,
-    purpose: category === 'ai' ? 'assistant' : null,
-    agent: category === 'ai' ? 'ChatGPT-User' : 'Chrome',
-    classifierVersion: 1,
-    userAgent: 'test',
-    flags: 0,
-    status: 200,
-    referrer: null,
-    verified: false,
-  };
-}
-
-const days = (from: number, to: number): PageQuery => ({
-  range: { from: DAY1 + from * DAY, to: DAY1 + to * DAY },
-  measure: 'visitors',
-  limit: 10,
-  offset: 0,
-  countAiCrawlersAsAi: false,
-  verifiedOnly: false,
-});
+const view = (visitor: string, day: number, hour: number, category: 'human' | 'ai') =>
+  preparedView(Buffer.from(visitor.padEnd(16, '.')), DAY1 + day * DAY + hour * 3_600_000, '/guide', category);
+const days = (from: number, to: number) => visitorsOver(DAY1 + from * DAY, DAY1 + to * DAY);
 
 // The last-seen tables of a loaded index are built only when a view first needs them (after a
 // query loaded the index, after a restart, after late views): returning visitors must still be
@@ -42,13 +20,7 @@ const days = (from: number, to: number): PageQuery => ({
 describe('embedded store: previous visits of views that arrive after the index was loaded', () => {
   let dir: string;
   let store: EmbeddedAnalyticsStore;
-  const open = () =>
-    new EmbeddedAnalyticsStore({
-      file: path.join(dir, 'analytics.sqlite'),
-      synchronous: 'normal',
-      checkpointIntervalMs: 0,
-      clock: () => NOW,
-    });
+  const open = () => openEmbeddedStore(path.join(dir, 'analytics.sqlite'), NOW);
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'dw-last-seen-'));
     store = open();

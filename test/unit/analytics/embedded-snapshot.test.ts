@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PageQuery, PreparedEvent } from '../../../src/domain/analytics/store.ts';
-import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
+import type { PreparedEvent } from '../../../src/domain/analytics/store.ts';
+import type { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
+import { openEmbeddedStore, preparedView, visitorsOver } from './embedded-views.ts';
 
 const DAY = 86_400_000;
 const DAY1 = Date.UTC(2025, 2, 3);
@@ -13,44 +14,17 @@ const NOW = new Date(DAY1 + 9 * DAY + 3_600_000);
 function view(visitor: number, day: number, page: string, category: 'human' | 'ai'): PreparedEvent {
   const key = Buffer.alloc(16);
   key.writeUInt32BE(visitor, 12);
-  return {
-    eventKey: null,
-    timestamp: DAY1 + day * DAY + (visitor % 86_000) * 1000,
-    path: page,
-    visitorKey: key,
-    category,
-    purpose: category === 'ai' ? 'assistant' : null,
-    agent: category === 'ai' ? 'ChatGPT-User' : 'Chrome',
-    classifierVersion: 1,
-    userAgent: 'test',
-    flags: 0,
-    status: 200,
-    referrer: null,
-    verified: false,
-  };
+  return preparedView(key, DAY1 + day * DAY + (visitor % 86_000) * 1000, page, category);
 }
 
-const range = (from: number, to: number): PageQuery => ({
-  range: { from: DAY1 + from * DAY, to: DAY1 + to * DAY },
-  measure: 'visitors',
-  limit: 100,
-  offset: 0,
-  countAiCrawlersAsAi: false,
-  verifiedOnly: false,
-});
+const range = (from: number, to: number) => visitorsOver(DAY1 + from * DAY, DAY1 + to * DAY);
 
 // Day snapshots copy short lists by a loop and long ones (512 entries and more) through views:
 // both must read back as they were written, packed days and open ones.
 describe('embedded store: day snapshots read back exactly', () => {
   let dir: string;
   let store: EmbeddedAnalyticsStore;
-  const open = () =>
-    new EmbeddedAnalyticsStore({
-      file: path.join(dir, 'analytics.sqlite'),
-      synchronous: 'normal',
-      checkpointIntervalMs: 0,
-      clock: () => NOW,
-    });
+  const open = () => openEmbeddedStore(path.join(dir, 'analytics.sqlite'), NOW);
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'dw-snapshot-'));
     store = open();
