@@ -14,7 +14,7 @@ export class ProjectIndex implements DayOwner {
    * them: an index loaded for queries, or for a project that gets no views, holds none.
    */
   private tables: Seen | null = null;
-  /** Visitor numbers are below this (the analytics file's universe), for the tables' scratch. */
+  /** Visitor numbers are below this (the analytics file's universe), for the rebuilds' scratch. */
   private readonly universe: () => number;
   /** See DayOwner.deferPrevs: set while ProjectIndexes replays the log into a new index. */
   deferPrevs = false;
@@ -47,15 +47,16 @@ export class ProjectIndex implements DayOwner {
   }
 
   /** Makes every list's previous visits exact again, if views arrived out of order. */
-  ensureInOrder(universe: number, packBefore: number): void {
-    if (this.disorderFrom !== Number.POSITIVE_INFINITY) this.reorder(universe, packBefore);
+  ensureInOrder(packBefore: number): void {
+    if (this.disorderFrom !== Number.POSITIVE_INFINITY) this.reorder(packBefore);
   }
 
   /**
    * Rebuilds every previous visit, and the last-seen tables if views have needed them since
    * the index was loaded; packs the days before `packBefore`.
    */
-  reorder(universe: number, packBefore = Number.NEGATIVE_INFINITY): void {
+  reorder(packBefore = Number.NEGATIVE_INFINITY): void {
+    const universe = this.universe();
     const days = this.sortedDays().map((d) => this.days.get(d) as DayIndex);
     // The tables only if views have needed them since the index was loaded: see `seen`.
     if (this.tables) this.tables = rebuildPrevs(days, universe, true);

@@ -108,7 +108,7 @@ export class ProjectIndexes {
     } finally {
       index.deferPrevs = false;
     }
-    if (index.days.size > 0) index.reorder(this.db.visitorUniverse(), this.yesterday());
+    if (index.days.size > 0) index.reorder(this.yesterday());
     return index;
   }
 

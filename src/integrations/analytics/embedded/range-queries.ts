@@ -212,7 +212,7 @@ export class RangeQueries {
     }
     let firstDay: number | null = null;
     if (plan.wholeDays) {
-      plan.index.ensureInOrder(universe, this.source.yesterday());
+      plan.index.ensureInOrder(this.source.yesterday());
       firstDay = Math.floor(plan.from / DAY_MS);
     }
     const counted = countPages(this.marks, universe, plan.segments(), query.measure, select, firstDay);
@@ -253,7 +253,7 @@ export class RangeQueries {
     if (leftPart && leftPart === last) return null;
     const db = this.source.database();
     const universe = db.visitorUniverse();
-    plan.index.ensureInOrder(universe, this.source.yesterday());
+    plan.index.ensureInOrder(this.source.yesterday());
     const edges = new Map<number, EdgeCollector>();
     for (const part of [leftPart, rightPart]) {
       if (!part) continue;
