@@ -16,6 +16,8 @@ const EVENTS = Number(values.events);
 const dir = values.dir ?? mkdtempSync(path.join(tmpdir(), 'dw-clipped-'));
 const file = path.join(dir, 'analytics.sqlite');
 const NOW = new Date(START + 40 * DAY);
+const HOUR = 3_600_000;
+const QUARTER = 900_000;
 const open = () =>
   new EmbeddedAnalyticsStore({ file, synchronous: 'normal', checkpointIntervalMs: 0, clock: () => NOW });
 let store = open();
@@ -48,15 +50,27 @@ process.stdout.write(
   `first query ${(performance.now() - t).toFixed(0)} ms; rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB, peak ${(process.resourceUsage().maxRSS / 1e3).toFixed(0)} MB, ${JSON.stringify(Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1e6)])))}\n`,
 );
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-for (const [name, shift] of [
-  ['whole', 0],
-  ['+02:00', -2 * 3_600_000],
-] as const) {
+// Every window a different one, so none is answered from the page cache: the clipped windows
+// move by whole days, then by a quarter hour (on quarter hours) or by minutes (off them).
+const windows: Array<[name: string, from: (i: number) => number, count: number]> = [
+  ['whole', (i) => START + (2 + (i % 8)) * DAY, 8],
+  [
+    '+02:00 (cut on quarter hours)',
+    (i) => START + (2 + (i % 8)) * DAY - 2 * HOUR - Math.floor(i / 8) * QUARTER,
+    30,
+  ],
+  [
+    'off the quarter hours',
+    (i) => START + (2 + (i % 8)) * DAY - 2 * HOUR - (1 + Math.floor(i / 8)) * 60_000,
+    30,
+  ],
+];
+for (const [name, start, count] of windows) {
   const times: number[] = [];
   // CPU time too: on a machine shared with other work, wall time mostly measures the others.
   const cpu: number[] = [];
-  for (let i = 0; i < (name === 'whole' ? 8 : 30); i++) {
-    const from = START + (2 + (i % 8)) * DAY + shift + (i >= 8 ? i * 60_000 : 0);
+  for (let i = 0; i < count; i++) {
+    const from = start(i);
     t = performance.now();
     const before = process.cpuUsage();
     await query(from, from + 20 * DAY);

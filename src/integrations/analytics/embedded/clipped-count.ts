@@ -1,15 +1,8 @@
 import { maxPathOf } from './counting.ts';
-import { DAY_MS, type DayIndex, firstSince } from './day-index.ts';
-import {
-  AI,
-  countsPurpose,
-  HUMAN,
-  LIST_SIDES,
-  SIDE_AI,
-  SIDE_HUMAN,
-  SIDE_PURPOSE,
-  SIDE_TOTAL,
-} from './index-layout.ts';
+import { DAY_MS, type DayIndex, firstSince, type PackedPages } from './day-index.ts';
+import { edgeCode } from './edge-code.ts';
+import type { Quarters } from './edge-quarters.ts';
+import { LIST_SIDES } from './index-layout.ts';
 
 /** (page, small code, visitor) triples as parallel columns, growing as needed. */
 export class Columns {
@@ -47,30 +40,38 @@ export interface EdgeViews {
   views: Columns;
 }
 
-/** The list sides a view of the default selection counts on, as a mask (0: none). */
-export function edgeCode(category: number, purpose: number): number {
-  let code = 0;
-  if (category === HUMAN) code = (1 << SIDE_HUMAN) | (1 << SIDE_TOTAL);
-  else if (category === AI) code = (1 << SIDE_AI) | (1 << SIDE_TOTAL);
-  if (countsPurpose(category, purpose)) code |= 1 << (SIDE_PURPOSE + purpose - 1);
-  return code;
-}
-
 /** One zeroed flag word per visitor number for each edge (see countClipped). */
 export interface EdgeFlags {
   left: Uint16Array;
   right: Uint8Array;
 }
 
+/**
+ * A clipped edge day read from its packed lists' quarters (edge-quarters.ts) rather than its
+ * raw views: a clipped first day keeps the entries seen from quarter `quarter` on (`last ≥
+ * quarter`, `keep` 'from'), a clipped last day those seen before it (`first < quarter`,
+ * 'before').
+ */
+export interface QuarterEdge {
+  day: DayIndex;
+  packed: PackedPages;
+  quarters: Quarters;
+  quarter: number;
+  keep: 'from' | 'before';
+}
+
+/** A clipped edge day: its views inside the range, or its quarters. */
+export type Edge = { kind: 'views'; views: EdgeViews } | { kind: 'quarters'; quarters: QuarterEdge };
+
 export interface ClippedRange {
   /** The days wholly inside the range, ascending, with exact previous visits. */
   whole: readonly DayIndex[];
   /** The first whole day of the range (the day after a clipped first day). */
   firstWhole: number;
-  /** The clipped first day's views inside the range. */
-  left: EdgeViews | null;
-  /** The clipped last day's views inside the range, and that whole day's index. */
-  right: { edge: EdgeViews; index: DayIndex } | null;
+  /** The clipped first day. */
+  left: Edge | null;
+  /** The clipped last day, and that whole day's index (for its previous visits). */
+  right: { edge: Edge; index: DayIndex } | null;
 }
 
 // Per-visitor flags of the page being counted, side k = 0..6, in two arrays so that each
@@ -93,24 +94,31 @@ const SIDES_MASK = (1 << LIST_SIDES) - 1;
  *   exactly when one of its whole-day entries has its previous visit on L;
  * - a visitor of the clipped last day R is new unless its previous visit before R (from R's
  *   own index) is in the whole days, or is on L and it is among the clipped first day's visitors.
- * No hash tables: every step is a sequential scan or a counting sort by page. `flags` must be
- * all zero and at least `universe` long; they are left all zero. Left and right must be different
- * days. Returns one array per side, indexed by path.
+ * An edge given by its quarters has one entry per visitor and side: it needs no grouping and,
+ * on the right, no flags. No hash tables: every step is a sequential scan or a counting sort
+ * by page. `flags` must be all zero and at least `universe` long; they are left all zero. Left
+ * and right must be different days. Returns one array per side, indexed by path.
  */
 export function countClipped(
   range: ClippedRange,
   { left: flags, right: rightFlags }: EdgeFlags,
 ): Int32Array[] {
   const { left, right, firstWhole } = range;
-  const lv = left ? left.views : null;
-  const rv = right ? right.edge.views : null;
+  const lv = left?.kind === 'views' ? left.views.views : null;
+  const lq = left?.kind === 'quarters' ? left.quarters : null;
+  if (lq && lq.keep !== 'from') throw new Error('A clipped first day keeps its end');
+  const rv = right?.edge.kind === 'views' ? right.edge.views.views : null;
+  const rq = right?.edge.kind === 'quarters' ? right.edge.quarters : null;
+  if (rq && rq.keep !== 'before') throw new Error('A clipped last day keeps its start');
   let maxPath = 0;
   if (lv) maxPath = Math.max(maxPath, maxOf(lv.paths, lv.length));
-  if (right && rv) maxPath = Math.max(maxPath, maxOf(rv.paths, rv.length), maxPathOf(right.index));
+  if (lq) maxPath = Math.max(maxPath, maxPathOf(lq.day));
+  if (rv) maxPath = Math.max(maxPath, maxOf(rv.paths, rv.length));
+  if (right) maxPath = Math.max(maxPath, maxPathOf(right.index));
   for (const day of range.whole) maxPath = Math.max(maxPath, maxPathOf(day));
   const sums: Int32Array[] = [];
   for (let side = 0; side < LIST_SIDES; side++) sums.push(new Int32Array(maxPath + 1));
-  const leftDay = left ? left.day : -1;
+  const leftDay = left ? (left.kind === 'views' ? left.views.day : left.quarters.day.day) : -1;
 
   // 1. Whole days, day by day; the entries coming back from L are kept for step 2. Packed days
   // are sorted by previous visit: the counted entries are a prefix, those from L its tail.
@@ -158,25 +166,26 @@ export function countClipped(
 
   // 2. Page by page: the edges' views and the returning entries, grouped by page.
   const leftByPath = lv ? groupByPath(lv.paths, lv.length, maxPath) : null;
+  const leftPages = lq ? pagePositions(lq.packed, maxPath) : null;
   const backByPath = groupByPath(back.paths, back.length, maxPath);
   const rightByPath = rv ? groupByPath(rv.paths, rv.length, maxPath) : null;
-  const rightLists = right ? listsByPath(right.index, maxPath, firstWhole) : null;
+  const rightLists = rv && right ? listsByPath(right.index, maxPath, firstWhole) : null;
+  const rightPages = rq ? pagePositions(rq.packed, maxPath) : null;
   for (let path = 0; path <= maxPath; path++) {
+    // Whether the left flags of this page were set (and must be cleared).
+    let leftMarked = false;
     if (lv && leftByPath) {
       const { order, starts } = leftByPath;
       const from = starts[path] as number;
       const to = starts[path + 1] as number;
       if (from < to) {
+        leftMarked = true;
         for (let k = from; k < to; k++) {
           const i = order[k] as number;
           const v = lv.visitors[i] as number;
           flags[v] = (flags[v] as number) | ((lv.codes[i] as number) << LEFT);
         }
-        for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++) {
-          const i = backByPath.order[k] as number;
-          const v = back.visitors[i] as number;
-          flags[v] = (flags[v] as number) | (1 << (BACK + (back.codes[i] as number)));
-        }
+        markBack(flags, back, backByPath, path);
         for (let k = from; k < to; k++) {
           const v = lv.visitors[order[k] as number] as number;
           const f = flags[v] as number;
@@ -190,6 +199,35 @@ export function countClipped(
             const sum = sums[side] as Int32Array;
             sum[path] = (sum[path] as number) + 1;
           }
+        }
+      }
+    }
+    if (lq && leftPages) {
+      const page = leftPages[path] as number;
+      if (page >= 0) {
+        leftMarked = true;
+        const { offsets, values } = lq.packed;
+        const last = lq.quarters.last;
+        const quarter = lq.quarter;
+        const base = page * LIST_SIDES;
+        for (let side = 0; side < LIST_SIDES; side++) {
+          const bit = 1 << (LEFT + side);
+          for (let j = offsets[base + side] as number; j < (offsets[base + side + 1] as number); j++) {
+            if ((last[j] as number) < quarter) continue;
+            const v = values[j] as number;
+            flags[v] = (flags[v] as number) | bit;
+          }
+        }
+        markBack(flags, back, backByPath, path);
+        for (let side = 0; side < LIST_SIDES; side++) {
+          const backBit = 1 << (BACK + side);
+          let count = 0;
+          for (let j = offsets[base + side] as number; j < (offsets[base + side + 1] as number); j++) {
+            if ((last[j] as number) >= quarter && ((flags[values[j] as number] as number) & backBit) === 0)
+              count++;
+          }
+          const sum = sums[side] as Int32Array;
+          sum[path] = (sum[path] as number) + count;
         }
       }
     }
@@ -228,17 +266,71 @@ export function countClipped(
         for (let k = from; k < to; k++) rightFlags[rv.visitors[order[k] as number] as number] = 0;
       }
     }
+    if (rq && rightPages) {
+      const page = rightPages[path] as number;
+      if (page >= 0) {
+        const { offsets, values, prev } = rq.packed;
+        const first = rq.quarters.first;
+        const quarter = rq.quarter;
+        const base = page * LIST_SIDES;
+        for (let side = 0; side < LIST_SIDES; side++) {
+          const start = offsets[base + side] as number;
+          const end = firstSince(prev, start, offsets[base + side + 1] as number, firstWhole);
+          const onLeft = 1 << (LEFT + side);
+          let count = 0;
+          for (let j = start; j < end; j++) {
+            if ((first[j] as number) >= quarter) continue;
+            // Before the range: new. On L: new unless seen on L inside the range.
+            if (prev[j] !== leftDay || ((flags[values[j] as number] as number) & onLeft) === 0) count++;
+          }
+          const sum = sums[side] as Int32Array;
+          sum[path] = (sum[path] as number) + count;
+        }
+      }
+    }
 
     // Leave the flags clear for the next page.
+    if (!leftMarked) continue;
     if (lv && leftByPath) {
       const { order, starts } = leftByPath;
       for (let k = starts[path] as number; k < (starts[path + 1] as number); k++)
         flags[lv.visitors[order[k] as number] as number] = 0;
-      for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++)
-        flags[back.visitors[backByPath.order[k] as number] as number] = 0;
     }
+    if (lq && leftPages) {
+      const page = leftPages[path] as number;
+      const { offsets, values } = lq.packed;
+      for (
+        let j = offsets[page * LIST_SIDES] as number;
+        j < (offsets[(page + 1) * LIST_SIDES] as number);
+        j++
+      )
+        flags[values[j] as number] = 0;
+    }
+    for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++)
+      flags[back.visitors[backByPath.order[k] as number] as number] = 0;
   }
   return sums;
+}
+
+/** Sets the BACK bits of a page's entries coming back from the clipped first day. */
+function markBack(
+  flags: Uint16Array,
+  back: Columns,
+  backByPath: { order: Uint32Array; starts: Uint32Array },
+  path: number,
+): void {
+  for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++) {
+    const i = backByPath.order[k] as number;
+    const v = back.visitors[i] as number;
+    flags[v] = (flags[v] as number) | (1 << (BACK + (back.codes[i] as number)));
+  }
+}
+
+/** Per path up to `maxPath`, its page's position in a packed day (−1: none). */
+function pagePositions(packed: PackedPages, maxPath: number): Int32Array {
+  const position = new Int32Array(maxPath + 1).fill(-1);
+  for (let i = 0; i < packed.paths.length; i++) position[packed.paths[i] as number] = i;
+  return position;
 }
 
 interface ListRange {
@@ -259,8 +351,7 @@ function listsByPath(
 ): (path: number, side: number) => ListRange | null {
   const packed = day.packed;
   if (packed) {
-    const position = new Int32Array(maxPath + 1).fill(-1);
-    for (let i = 0; i < packed.paths.length; i++) position[packed.paths[i] as number] = i;
+    const position = pagePositions(packed, maxPath);
     const { offsets, values, prev } = packed;
     return (path, side) => {
       const i = position[path] as number;

@@ -1,3 +1,4 @@
+import type { QuarterCarrier, Quarters } from './edge-quarters.ts';
 import {
   AI,
   agentKey,
@@ -51,6 +52,11 @@ export interface PackedPages {
   prev: Uint16Array;
   views: Uint32Array;
   sets: Map<number, Array<VisitorSet | null>>;
+  /**
+   * Each entry's first and last quarter hour on its side, for edges clipped on a quarter hour
+   * (edge-quarters.ts): null until computed from the day's views (see ProjectIndexes.addQuarters).
+   */
+  quarters: Quarters | null;
 }
 
 /** Where a day finds previous visits, and how it tells its project that a view arrived out of time order. */
@@ -270,6 +276,7 @@ export class DayIndex {
       prev: new Uint16Array(total),
       views: new Uint32Array(n * LIST_SIDES),
       sets: new Map(),
+      quarters: null,
     };
     let i = 0;
     let at = 0;
@@ -342,7 +349,8 @@ const TWO_32 = 2 ** 32;
 
 /**
  * Sorts `values`/`prev[start, end)` by previous visit, then visitor, in place, unless they are
- * already; `scratch` must hold end − start numbers.
+ * already; `scratch` must hold end − start numbers. A packed day's quarters go along through
+ * `carrier`. Returns whether the entries moved.
  */
 export function sortSegmentByPrev(
   values: Uint32Array,
@@ -350,14 +358,16 @@ export function sortSegmentByPrev(
   start: number,
   end: number,
   scratch: Float64Array,
-): void {
+  carrier: QuarterCarrier | null = null,
+): boolean {
   let sorted = true;
   for (let i = start + 1; i < end && sorted; i++) {
     const a = prev[i - 1] as number;
     const b = prev[i] as number;
     if (a > b || (a === b && (values[i - 1] as number) > (values[i] as number))) sorted = false;
   }
-  if (sorted) return;
+  if (sorted) return false;
+  carrier?.save(values, start, end);
   const keys = scratch.subarray(0, end - start);
   for (let i = start; i < end; i++) keys[i - start] = (prev[i] as number) * TWO_32 + (values[i] as number);
   keys.sort();
@@ -367,6 +377,8 @@ export function sortSegmentByPrev(
     prev[i] = p;
     values[i] = key - p * TWO_32;
   }
+  carrier?.restore(values, start, end);
+  return true;
 }
 
 /**

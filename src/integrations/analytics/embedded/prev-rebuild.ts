@@ -1,4 +1,5 @@
 import { type DayIndex, sortSegmentByPrev } from './day-index.ts';
+import { QuarterCarrier } from './edge-quarters.ts';
 import { LIST_SIDES, PURPOSE_COUNT, SIDE_AI, SIDE_HUMAN, SIDE_PURPOSE } from './index-layout.ts';
 import { LastSeen, type Seen } from './prev-list.ts';
 
@@ -105,6 +106,8 @@ function tryRebuild(
   for (let side = 0; side < LIST_SIDES; side++)
     scratch.push(new Uint16Array(side < SIDE_PURPOSE || purposeEntries > 0 ? universe : 0));
   let sortScratch = new Float64Array(0);
+  // Packed days' quarters follow their entries through a re-sort (allocated when first needed).
+  let carrier: QuarterCarrier | null = null;
   for (const path of paths) {
     if (seen && purposeSeen) {
       // The tables are sized for the page's distinct pairs (the largest part of an index).
@@ -143,7 +146,10 @@ function tryRebuild(
         if (day.packed) {
           if (changed) {
             if (sortScratch.length < end - start) sortScratch = new Float64Array(end - start);
-            sortSegmentByPrev(values, prev, start, end, sortScratch);
+            const quarters = day.packed.quarters;
+            if (quarters) carrier ??= new QuarterCarrier(universe);
+            if (carrier) carrier.quarters = quarters;
+            sortSegmentByPrev(values, prev, start, end, sortScratch, carrier);
           }
         } else {
           const list = day.pages.get(path)?.lists[side];

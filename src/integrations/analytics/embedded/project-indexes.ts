@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../../domain/clock.ts';
 import type { AnalyticsDatabase } from './analytics-database.ts';
 import { DAY_MS, type DayIndex } from './day-index.ts';
+import { quartersOf } from './edge-quarters.ts';
 import { dayId } from './event-keys.ts';
 import { ProjectIndex } from './project-index.ts';
 import type { Chunk } from './record.ts';
@@ -109,7 +110,23 @@ export class ProjectIndexes {
       index.deferPrevs = false;
     }
     if (index.days.size > 0) index.reorder(this.yesterday());
+    for (const day of index.days.values()) this.addQuarters(index.projectNo, day);
     return index;
+  }
+
+  /**
+   * Gives a packed day without quarters (packed since its last checkpoint, or read from a
+   * format 3 snapshot) its quarters, from its views: ranges clipped on a quarter hour then read
+   * its lists instead of its views. About 30 ms for a day of 330,000 views.
+   */
+  addQuarters(projectNo: number, day: DayIndex): void {
+    const packed = day.packed;
+    if (!packed || packed.quarters) return;
+    packed.quarters = quartersOf(
+      packed,
+      this.db.chunks.day(projectNo, day.day, day.lastSeq),
+      this.universe(),
+    );
   }
 
   /**
@@ -131,11 +148,13 @@ export class ProjectIndexes {
     const today = Math.floor(this.clock().getTime() / DAY_MS);
     // One buffer for every day's snapshot: each is stored before the next is written.
     const serialize = daySerializer();
+    const addQuarters = (projectNo: number, day: DayIndex) => this.addQuarters(projectNo, day);
     for (const index of this.loaded.values()) {
       this.db.checkpoints.save(index.projectNo, this.tailSeq, index.generation, function* (stored) {
         for (const day of index.days.values()) {
           if (day.lastSeq <= stored) continue;
           if (day.day < today - 1) day.trim();
+          addQuarters(index.projectNo, day);
           yield { day: day.day, data: serialize(day) };
         }
       });

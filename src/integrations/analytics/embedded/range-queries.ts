@@ -11,7 +11,14 @@ import type {
 } from '../../../domain/analytics/store.ts';
 import { invalid } from '../../../domain/errors.ts';
 import type { AnalyticsDatabase } from './analytics-database.ts';
-import { countClipped, EdgeCollector, type EdgeFlags, type EdgeViews } from './clipped-count.ts';
+import {
+  countClipped,
+  type Edge,
+  EdgeCollector,
+  type EdgeFlags,
+  type EdgeViews,
+  type QuarterEdge,
+} from './clipped-count.ts';
 import {
   countPages,
   countsOf,
@@ -27,6 +34,7 @@ import {
   viewCount,
 } from './counting.ts';
 import { DAY_MS, type DayIndex, HOUR_MS } from './day-index.ts';
+import { QUARTER_MS } from './edge-quarters.ts';
 import {
   agentKeyParts,
   CATEGORY_COUNT,
@@ -42,7 +50,7 @@ import {
 } from './index-layout.ts';
 import { type CachedPages, PageCache } from './page-cache.ts';
 import type { ProjectIndex } from './project-index.ts';
-import { planRange, type RangePlan } from './range-plan.ts';
+import { planRange, type RangePart, type RangePlan } from './range-plan.ts';
 import { ViewCursor } from './record.ts';
 import type { VisitorSet } from './visitor-set.ts';
 
@@ -254,43 +262,38 @@ export class RangeQueries {
     const db = this.source.database();
     const universe = db.visitorUniverse();
     plan.index.ensureInOrder(this.source.yesterday());
-    const edges = new Map<number, EdgeCollector>();
-    for (const part of [leftPart, rightPart]) {
-      if (!part) continue;
-      const day = part.day.day;
-      // Chunks outside the edge's part of the day are skipped: a clipped first day of a range
-      // at +02:00 keeps its last two hours and reads about a twelfth of that day.
-      const chunks = db.chunks.dayInSpan(
-        plan.index.projectNo,
-        day,
-        this.source.tailSeq(),
-        part.from - day * DAY_MS,
-        part.to - day * DAY_MS,
-      );
-      const views = chunks.reduce((n, chunk) => n + chunk.count, 0);
-      const edge = new EdgeCollector(day, part.from, part.to, views);
-      for (const chunk of chunks) {
-        for (const v = new ViewCursor(chunk); v.next(); )
-          edge.add(v.msOfDay, v.path, v.visitor, v.category, v.purposeCode);
-      }
-      edges.set(day, edge);
-    }
-    const left = leftPart ? (edges.get(leftPart.day.day)?.edge ?? null) : null;
-    const rightEdge = rightPart ? edges.get(rightPart.day.day)?.edge : undefined;
+    const edgeOf = (part: RangePart, keep: QuarterEdge['keep']): Edge =>
+      quarterEdge(part, keep) ?? { kind: 'views', views: this.edgeViews(plan.index.projectNo, part) };
+    const left = leftPart ? edgeOf(leftPart, 'from') : null;
+    const right = rightPart ? { edge: edgeOf(rightPart, 'before'), index: rightPart.day } : null;
     const whole = parts.filter((p) => p.whole).map((p) => p.day);
     const firstWhole = Math.floor(plan.from / DAY_MS) + (leftPart ? 1 : 0);
-    const sums = countClipped(
-      {
-        whole,
-        firstWhole,
-        left,
-        right: rightPart && rightEdge ? { edge: rightEdge, index: rightPart.day } : null,
-      },
-      this.visitorFlags(universe),
-    );
-    const { human, ai, purposes } = edgeTotalsSets(whole, [left, rightEdge], select);
+    const sums = countClipped({ whole, firstWhole, left, right }, this.visitorFlags(universe));
+    const { human, ai, purposes } = edgeTotalsSets(whole, [left, right?.edge ?? null], select);
     const totals = countsOf(this.marks, universe, human, ai, purposes, 'visitors');
     return { index: plan.index, fingerprint: plan.fingerprint, totals, rows: this.named(rowsOfSums(sums)) };
+  }
+
+  /** An edge day's views inside the range, from its chunks. */
+  private edgeViews(projectNo: number, part: RangePart): EdgeViews {
+    const db = this.source.database();
+    const day = part.day.day;
+    // Chunks outside the edge's part of the day are skipped: a clipped first day of a range
+    // at +02:00 keeps its last two hours and reads about a twelfth of that day.
+    const chunks = db.chunks.dayInSpan(
+      projectNo,
+      day,
+      this.source.tailSeq(),
+      part.from - day * DAY_MS,
+      part.to - day * DAY_MS,
+    );
+    const views = chunks.reduce((n, chunk) => n + chunk.count, 0);
+    const edge = new EdgeCollector(day, part.from, part.to, views);
+    for (const chunk of chunks) {
+      for (const v = new ViewCursor(chunk); v.next(); )
+        edge.add(v.msOfDay, v.path, v.visitor, v.category, v.purposeCode);
+    }
+    return edge.edge;
   }
 
   /** Zeroed flags per visitor number, reused across queries (countClipped leaves them zeroed). */
@@ -302,10 +305,27 @@ export class RangeQueries {
   }
 }
 
-/** Totals of a clipped range: the whole days' sets and the edges' views, to union. */
+/**
+ * An edge day given by its quarters, if it has them and the range cuts it on a quarter hour: a
+ * first day (`keep` 'from') kept from then to its end, a last day ('before') from its start to
+ * then. Else null.
+ */
+function quarterEdge(part: RangePart, keep: QuarterEdge['keep']): Edge | null {
+  const packed = part.day.packed;
+  const quarters = packed?.quarters;
+  if (!packed || !quarters) return null;
+  const dayStart = part.day.day * DAY_MS;
+  const cut = keep === 'from' ? part.from : part.to;
+  const other = keep === 'from' ? part.to === dayStart + DAY_MS : part.from === dayStart;
+  if (!other || (cut - dayStart) % QUARTER_MS !== 0) return null;
+  const quarter = (cut - dayStart) / QUARTER_MS;
+  return { kind: 'quarters', quarters: { day: part.day, packed, quarters, quarter, keep } };
+}
+
+/** Totals of a clipped range: the whole days' sets and the edges' visitors, to union. */
 function edgeTotalsSets(
   whole: readonly DayIndex[],
-  edges: ReadonlyArray<EdgeViews | null | undefined>,
+  edges: ReadonlyArray<Edge | null>,
   select: Selection,
 ): { human: Members[]; ai: Members[]; purposes: Members[][] } {
   const human: Members[] = [];
@@ -318,13 +338,50 @@ function edgeTotalsSets(
   }
   for (const edge of edges) {
     if (!edge) continue;
-    const sides = membersBySide(edge);
+    const sides = edge.kind === 'views' ? membersBySide(edge.views) : quarterMembersBySide(edge.quarters);
     human.push(sides[SIDE_HUMAN] as Members);
     ai.push(sides[SIDE_AI] as Members);
     for (let p = 0; p < purposes.length; p++)
       (purposes[p] as Members[]).push(sides[SIDE_PURPOSE + p] as Members);
   }
   return { human, ai, purposes };
+}
+
+/**
+ * An edge's visitors per list side, from its quarters: one pass, into arrays as long as the
+ * side's entries (one entry per page and side: repeats across pages kept, unions do not mind).
+ */
+function quarterMembersBySide(edge: QuarterEdge): Members[] {
+  const { offsets, values, paths } = edge.packed;
+  const marks = edge.keep === 'from' ? edge.quarters.last : edge.quarters.first;
+  const from = edge.keep === 'from';
+  const quarter = edge.quarter;
+  const sizes = new Int32Array(LIST_SIDES);
+  for (let page = 0; page < paths.length; page++) {
+    for (let side = 0; side < LIST_SIDES; side++) {
+      const at = page * LIST_SIDES + side;
+      sizes[side] = (sizes[side] as number) + (offsets[at + 1] as number) - (offsets[at] as number);
+    }
+  }
+  const sides: Members[] = [];
+  for (let side = 0; side < LIST_SIDES; side++)
+    sides.push({ values: new Uint32Array(sizes[side] as number), length: 0, views: 0 });
+  for (let page = 0; page < paths.length; page++) {
+    for (let side = 0; side < LIST_SIDES; side++) {
+      const start = offsets[page * LIST_SIDES + side] as number;
+      const end = offsets[page * LIST_SIDES + side + 1] as number;
+      if (start === end) continue;
+      const members = sides[side] as Members;
+      const into = members.values;
+      let n = members.length;
+      for (let j = start; j < end; j++) {
+        const q = marks[j] as number;
+        if (from ? q >= quarter : q < quarter) into[n++] = values[j] as number;
+      }
+      members.length = n;
+    }
+  }
+  return sides;
 }
 
 /** An edge's visitors per list side, in one pass each way (repeats kept: unions do not mind). */

@@ -1,17 +1,22 @@
 import { DayIndex, type DayOwner, type PackedPages, sortSegmentByPrev } from './day-index.ts';
+import type { Quarters } from './edge-quarters.ts';
 import { CATEGORY_SLOTS, LIST_SIDES, PURPOSE_SLOTS, SEGMENTS } from './index-layout.ts';
 import { VisitorSet } from './visitor-set.ts';
 
 // "DWA1": bump FORMAT when the layout changes; a snapshot of another format is ignored and the
 // day is rebuilt from the raw events (migration 6 drops format 2's, see 0006_verified_views.ts).
+// Format 4 is format 3 plus the packed lists' quarters at the end, so format 3 is still read.
 const MAGIC = 0x31415744;
-const FORMAT = 3;
+const FORMAT = 4;
+const FORMAT_WITHOUT_QUARTERS = 3;
 const TWO_32 = 2 ** 32;
 
 /**
  * A day's index as one little array of u32 words, so a restart loads closed days instead of
  * replaying their events. Layout: header, categories, purposes, agents, pages (path, a mask of
- * the segments present, then each), hours; each set is [views, n, ...n sorted members].
+ * the segments present, then each), hours, then the quarters of a packed day's list entries
+ * ([0] or [1, n, n first quarters and n last quarters as bytes]); each set is [views, n, ...n
+ * sorted members].
  */
 export function serializeDay(day: DayIndex, out = new Words()): Buffer {
   out.clear();
@@ -45,6 +50,11 @@ export function serializeDay(day: DayIndex, out = new Words()): Buffer {
   }
   out.push(day.hours.length);
   for (const set of day.hours) out.optionalSet(set);
+  const quarters = packed?.quarters;
+  if (quarters) {
+    out.push(1, quarters.first.length);
+    out.bytes(quarters.first, quarters.last);
+  } else out.push(0);
   return out.toBuffer();
 }
 
@@ -97,7 +107,9 @@ export function daySerializer(): (day: DayIndex) => Buffer {
 export function deserializeDay(buffer: Buffer, owner: DayOwner): DayIndex | null {
   const words = toWords(buffer);
   const read = new Reader(words);
-  if (read.next() !== MAGIC || read.next() !== FORMAT) return null;
+  if (read.next() !== MAGIC) return null;
+  const format = read.next();
+  if (format !== FORMAT && format !== FORMAT_WITHOUT_QUARTERS) return null;
   const day = new DayIndex(read.next(), owner);
   day.lastSeq = read.next() + read.next() * TWO_32;
   for (let c = 0; c < CATEGORY_SLOTS; c++) day.categories[c] = read.optionalSet();
@@ -107,18 +119,25 @@ export function deserializeDay(buffer: Buffer, owner: DayOwner): DayIndex | null
     const key = read.next();
     day.agents.set(key, read.set());
   }
-  readPages(read, day);
+  const moved = readPages(read, day);
   const hours = read.next();
   for (let h = 0; h < hours; h++) day.hours[h] = read.optionalSet();
+  if (format === FORMAT && read.next() === 1) {
+    const quarters = read.quarters();
+    // Entries re-sorted on reading (a day saved open has none) would no longer match theirs.
+    const packed = day.packed;
+    if (packed && !moved && quarters.first.length === packed.values.length) packed.quarters = quarters;
+  }
   return day;
 }
 
 /**
  * Reads a day's pages straight into the packed form (see PackedPages): one set of arrays for the
  * day rather than two small ones per list, which took several times the day's size while a
- * server loaded its snapshots. Lists of a day that was open when saved are sorted here.
+ * server loaded its snapshots. Lists of a day that was open when saved are sorted here; returns
+ * whether any was.
  */
-function readPages(read: Reader, day: DayIndex): void {
+function readPages(read: Reader, day: DayIndex): boolean {
   const n = read.next();
   // First pass: how many list members in all.
   const start = read.offset;
@@ -137,9 +156,11 @@ function readPages(read: Reader, day: DayIndex): void {
     prev: new Uint16Array(total),
     views: new Uint32Array(n * LIST_SIDES),
     sets: new Map(),
+    quarters: null,
   };
   let scratch = new Float64Array(0);
   let at = 0;
+  let moved = false;
   for (let i = 0; i < n; i++) {
     packed.paths[i] = read.next();
     const mask = read.next();
@@ -148,7 +169,7 @@ function readPages(read: Reader, day: DayIndex): void {
       if ((mask & (1 << s)) === 0) continue;
       const count = read.members(packed, i * LIST_SIDES + s, at, true);
       if (scratch.length < count) scratch = new Float64Array(count);
-      sortSegmentByPrev(packed.values, packed.prev, at, at + count, scratch);
+      if (sortSegmentByPrev(packed.values, packed.prev, at, at + count, scratch)) moved = true;
       at += count;
     }
     if (mask >>> LIST_SIDES === 0) continue;
@@ -158,6 +179,7 @@ function readPages(read: Reader, day: DayIndex): void {
   }
   packed.offsets[n * LIST_SIDES] = at;
   day.setPacked(packed);
+  return moved;
 }
 
 class Words {
@@ -215,6 +237,19 @@ class Words {
     this.length += n;
     if ((n & 1) === 1) this.halves[this.length * 2 + n] = 0;
     this.length += prevWords;
+  }
+
+  /** Two byte arrays of one length, one after the other, padded to a whole word. */
+  bytes(first: Uint8Array, last: Uint8Array): void {
+    const n = first.length;
+    const words = (2 * n + 3) >> 2;
+    this.reserve(words);
+    const at = this.length * 4;
+    const bytes = new Uint8Array(this.data.buffer);
+    bytes.set(first, at);
+    bytes.set(last, at + n);
+    bytes.fill(0, at + 2 * n, (this.length + words) * 4);
+    this.length += words;
   }
 
   toBuffer(): Buffer {
@@ -275,6 +310,17 @@ class Reader {
       this.position += prevWords;
     }
     return n;
+  }
+
+  /** The quarters `Words.bytes` wrote, after their count. */
+  quarters(): Quarters {
+    const n = this.next();
+    const words = (2 * n + 3) >> 2;
+    if (this.position + words > this.words.length) throw new Error('Analytics snapshot is truncated');
+    const at = this.words.byteOffset + this.position * 4;
+    const bytes = new Uint8Array(this.words.buffer, at, 2 * n);
+    this.position += words;
+    return { first: bytes.slice(0, n), last: bytes.slice(n, 2 * n) };
   }
 
   next(): number {
