@@ -87,6 +87,7 @@ export class EmbeddedAnalyticsStore
         },
         tailSeq: () => this.open().indexes.tailSeq,
         yesterday: () => this.open().indexes.yesterday(),
+        addQuarters: (projectNo, day) => this.open().indexes.addQuarters(projectNo, day),
       },
       options.maxSeriesBuckets,
     );

@@ -63,6 +63,8 @@ export interface QuerySource {
   tailSeq(): number;
   /** Days before this one are kept packed. */
   yesterday(): number;
+  /** Gives a packed day its quarters (edge-quarters.ts) if it has none yet. */
+  addQuarters(projectNo: number, day: DayIndex): void;
 }
 
 /** The exports over the in-memory indexes: pages, time series, breakdown. */
@@ -262,8 +264,11 @@ export class RangeQueries {
     const db = this.source.database();
     const universe = db.visitorUniverse();
     plan.index.ensureInOrder(this.source.yesterday());
-    const edgeOf = (part: RangePart, keep: QuarterEdge['keep']): Edge =>
-      quarterEdge(part, keep) ?? { kind: 'views', views: this.edgeViews(plan.index.projectNo, part) };
+    const edgeOf = (part: RangePart, keep: QuarterEdge['keep']): Edge => {
+      // Once per packed day: every later range cut on a quarter hour there reads them.
+      this.source.addQuarters(plan.index.projectNo, part.day);
+      return quarterEdge(part, keep) ?? { kind: 'views', views: this.edgeViews(plan.index.projectNo, part) };
+    };
     const left = leftPart ? edgeOf(leftPart, 'from') : null;
     const right = rightPart ? { edge: edgeOf(rightPart, 'before'), index: rightPart.day } : null;
     const whole = parts.filter((p) => p.whole).map((p) => p.day);
