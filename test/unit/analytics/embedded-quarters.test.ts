@@ -27,7 +27,10 @@ function random(seed: number): () => number {
   };
 }
 
-/** Visitors come back within a day at times of their own, on and off the quarter hours. */
+/**
+ * Visitors come back within a day at times of their own, on and off the quarter hours, to pages
+ * they also read on other days, and to a page of the day.
+ */
 function viewsOf(days: readonly number[], seed: number): PreparedEvent[] {
   const next = random(seed);
   const views: PreparedEvent[] = [];
@@ -39,6 +42,8 @@ function viewsOf(days: readonly number[], seed: number): PreparedEvent[] {
       for (let i = 0; i < visits; i++) {
         const ms = Math.floor(next() * 96) * QUARTER + (next() < 0.5 ? 0 : Math.floor(next() * QUARTER));
         views.push(preparedView(key(v), DAY0 + day * DAY + ms, `/p${v % 4}`, category));
+        // And a page of that day only: no visitor of it comes back on another day.
+        if (i === 0) views.push(preparedView(key(v), DAY0 + day * DAY + ms, `/day${day}`, category));
       }
     }
   }

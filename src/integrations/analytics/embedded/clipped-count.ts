@@ -1,4 +1,4 @@
-import { maxPathOf } from './counting.ts';
+import { type Members, maxPathOf } from './counting.ts';
 import { DAY_MS, type DayIndex, firstSince, type PackedPages } from './day-index.ts';
 import { edgeCode } from './edge-code.ts';
 import type { Quarters } from './edge-quarters.ts';
@@ -74,6 +74,22 @@ export interface ClippedRange {
   right: { edge: Edge; index: DayIndex } | null;
 }
 
+/** Reused arrays for the edges' visitors per side (see countClipped). */
+export interface EdgeScratch {
+  left: Uint32Array[];
+  right: Uint32Array[];
+}
+
+/**
+ * Visitors per page and side, and the visitors of each edge read from its quarters per side
+ * (repeats across pages kept: unions do not mind), valid until the scratch is used again.
+ */
+export interface ClippedCounts {
+  sums: Int32Array[];
+  left: Members[] | null;
+  right: Members[] | null;
+}
+
 // Per-visitor flags of the page being counted, side k = 0..6, in two arrays so that each
 // stays small enough for the cache (the right edge's scan reads only its byte per visitor):
 /** Left flags (u16): seen on the clipped first day inside the range, on side k: bit k. */
@@ -97,12 +113,14 @@ const SIDES_MASK = (1 << LIST_SIDES) - 1;
  * An edge given by its quarters has one entry per visitor and side: it needs no grouping and,
  * on the right, no flags. No hash tables: every step is a sequential scan or a counting sort
  * by page. `flags` must be all zero and at least `universe` long; they are left all zero. Left
- * and right must be different days. Returns one array per side, indexed by path.
+ * and right must be different days. Returns one array per side, indexed by path, and the
+ * visitors of each edge given by its quarters, per side (in `scratch`'s arrays).
  */
 export function countClipped(
   range: ClippedRange,
   { left: flags, right: rightFlags }: EdgeFlags,
-): Int32Array[] {
+  scratch: EdgeScratch = { left: [], right: [] },
+): ClippedCounts {
   const { left, right, firstWhole } = range;
   const lv = left?.kind === 'views' ? left.views.views : null;
   const lq = left?.kind === 'quarters' ? left.quarters : null;
@@ -162,7 +180,7 @@ export function countClipped(
       }
     }
   }
-  if (!left && !right) return sums;
+  if (!left && !right) return { sums, left: null, right: null };
 
   // 2. Page by page: the edges' views and the returning entries, grouped by page.
   const leftByPath = lv ? groupByPath(lv.paths, lv.length, maxPath) : null;
@@ -171,7 +189,25 @@ export function countClipped(
   const rightByPath = rv ? groupByPath(rv.paths, rv.length, maxPath) : null;
   const rightLists = rv && right ? listsByPath(right.index, maxPath, firstWhole) : null;
   const rightPages = rq ? pagePositions(rq.packed, maxPath) : null;
+  const leftMembers = lq ? edgeMembers(lq.packed, scratch.left) : null;
+  const rightMembers = rq ? edgeMembers(rq.packed, scratch.right) : null;
+  // Per side of the page being counted, R's entries with a previous visit before L, then those
+  // on L, then the rest: [start, onLeftFrom, end, stop).
+  const rightBounds = new Int32Array(LIST_SIDES * 4);
   for (let path = 0; path <= maxPath; path++) {
+    const rightPage = rq && rightPages ? (rightPages[path] as number) : -1;
+    let returnsFromLeft = false;
+    if (rq && rightPage >= 0) {
+      const { offsets, prev } = rq.packed;
+      for (let side = 0; side < LIST_SIDES; side++) {
+        const start = offsets[rightPage * LIST_SIDES + side] as number;
+        const stop = offsets[rightPage * LIST_SIDES + side + 1] as number;
+        const end = firstSince(prev, start, stop, firstWhole);
+        const onLeftFrom = left ? firstSince(prev, start, end, leftDay) : end;
+        if (onLeftFrom < end) returnsFromLeft = true;
+        rightBounds.set([start, onLeftFrom, end, stop], side * 4);
+      }
+    }
     // Whether the left flags of this page were set (and must be cleared).
     let leftMarked = false;
     if (lv && leftByPath) {
@@ -205,27 +241,42 @@ export function countClipped(
     if (lq && leftPages) {
       const page = leftPages[path] as number;
       if (page >= 0) {
-        leftMarked = true;
         const { offsets, values } = lq.packed;
         const last = lq.quarters.last;
         const quarter = lq.quarter;
         const base = page * LIST_SIDES;
-        for (let side = 0; side < LIST_SIDES; side++) {
-          const bit = 1 << (LEFT + side);
-          for (let j = offsets[base + side] as number; j < (offsets[base + side + 1] as number); j++) {
-            if ((last[j] as number) < quarter) continue;
-            const v = values[j] as number;
-            flags[v] = (flags[v] as number) | bit;
+        // Flags only where a visitor of L may also be counted elsewhere: it comes back in the
+        // whole days, or R has entries whose previous visit is on L. Else L's count is a scan.
+        const flagged =
+          (backByPath.starts[path] as number) < (backByPath.starts[path + 1] as number) ||
+          rv !== null ||
+          returnsFromLeft;
+        if (flagged) {
+          leftMarked = true;
+          for (let side = 0; side < LIST_SIDES; side++) {
+            const bit = 1 << (LEFT + side);
+            for (let j = offsets[base + side] as number; j < (offsets[base + side + 1] as number); j++) {
+              if ((last[j] as number) < quarter) continue;
+              const v = values[j] as number;
+              flags[v] = (flags[v] as number) | bit;
+            }
           }
+          markBack(flags, back, backByPath, path);
         }
-        markBack(flags, back, backByPath, path);
         for (let side = 0; side < LIST_SIDES; side++) {
           const backBit = 1 << (BACK + side);
+          const members = (leftMembers as Members[])[side] as Members;
+          const into = members.values;
+          let n = members.length;
           let count = 0;
-          for (let j = offsets[base + side] as number; j < (offsets[base + side + 1] as number); j++) {
-            if ((last[j] as number) >= quarter && ((flags[values[j] as number] as number) & backBit) === 0)
-              count++;
+          const end = offsets[base + side + 1] as number;
+          for (let j = offsets[base + side] as number; j < end; j++) {
+            if ((last[j] as number) < quarter) continue;
+            const v = values[j] as number;
+            into[n++] = v;
+            if (!flagged || ((flags[v] as number) & backBit) === 0) count++;
           }
+          members.length = n;
           const sum = sums[side] as Int32Array;
           sum[path] = (sum[path] as number) + count;
         }
@@ -266,26 +317,31 @@ export function countClipped(
         for (let k = from; k < to; k++) rightFlags[rv.visitors[order[k] as number] as number] = 0;
       }
     }
-    if (rq && rightPages) {
-      const page = rightPages[path] as number;
-      if (page >= 0) {
-        const { offsets, values, prev } = rq.packed;
-        const first = rq.quarters.first;
-        const quarter = rq.quarter;
-        const base = page * LIST_SIDES;
-        for (let side = 0; side < LIST_SIDES; side++) {
-          const start = offsets[base + side] as number;
-          const end = firstSince(prev, start, offsets[base + side + 1] as number, firstWhole);
-          const onLeft = 1 << (LEFT + side);
-          let count = 0;
-          for (let j = start; j < end; j++) {
-            if ((first[j] as number) >= quarter) continue;
-            // Before the range: new. On L: new unless seen on L inside the range.
-            if (prev[j] !== leftDay || ((flags[values[j] as number] as number) & onLeft) === 0) count++;
-          }
-          const sum = sums[side] as Int32Array;
-          sum[path] = (sum[path] as number) + count;
+    if (rq && rightPage >= 0) {
+      const { values } = rq.packed;
+      const first = rq.quarters.first;
+      const quarter = rq.quarter;
+      for (let side = 0; side < LIST_SIDES; side++) {
+        const start = rightBounds[side * 4] as number;
+        const onLeftFrom = rightBounds[side * 4 + 1] as number;
+        const end = rightBounds[side * 4 + 2] as number;
+        const stop = rightBounds[side * 4 + 3] as number;
+        const onLeft = 1 << (LEFT + side);
+        const members = (rightMembers as Members[])[side] as Members;
+        const into = members.values;
+        let n = members.length;
+        let count = 0;
+        // Previous visit before the range: new. On L: new unless seen on L inside the range.
+        // In the whole days: counted there (but a visitor of the edge all the same).
+        for (let j = start; j < stop; j++) {
+          if ((first[j] as number) >= quarter) continue;
+          const v = values[j] as number;
+          into[n++] = v;
+          if (j < onLeftFrom || (j < end && ((flags[v] as number) & onLeft) === 0)) count++;
         }
+        members.length = n;
+        const sum = sums[side] as Int32Array;
+        sum[path] = (sum[path] as number) + count;
       }
     }
 
@@ -309,7 +365,31 @@ export function countClipped(
     for (let k = backByPath.starts[path] as number; k < (backByPath.starts[path + 1] as number); k++)
       flags[back.visitors[backByPath.order[k] as number] as number] = 0;
   }
-  return sums;
+  return { sums, left: leftMembers, right: rightMembers };
+}
+
+/**
+ * Empty visitor lists per side for an edge's entries, in `scratch`'s arrays (grown to the side's
+ * entries, reused from query to query: zeroing megabytes per edge and side cost more than the
+ * scan that fills them).
+ */
+function edgeMembers(packed: PackedPages, scratch: Uint32Array[]): Members[] {
+  const { offsets, paths } = packed;
+  const sides: Members[] = [];
+  for (let side = 0; side < LIST_SIDES; side++) {
+    let size = 0;
+    for (let page = 0; page < paths.length; page++) {
+      const at = page * LIST_SIDES + side;
+      size += (offsets[at + 1] as number) - (offsets[at] as number);
+    }
+    let values = scratch[side];
+    if (!values || values.length < size) {
+      values = new Uint32Array(Math.ceil(size * 1.25));
+      scratch[side] = values;
+    }
+    sides.push({ values, length: 0, views: 0 });
+  }
+  return sides;
 }
 
 /** Sets the BACK bits of a page's entries coming back from the clipped first day. */

@@ -16,6 +16,7 @@ import {
   type Edge,
   EdgeCollector,
   type EdgeFlags,
+  type EdgeScratch,
   type EdgeViews,
   type QuarterEdge,
 } from './clipped-count.ts';
@@ -73,6 +74,8 @@ export class RangeQueries {
   private readonly maxSeriesBuckets: number;
   private readonly marks = new Marks();
   private flags: EdgeFlags = { left: new Uint16Array(0), right: new Uint8Array(0) };
+  /** The arrays countClipped lists the edges' visitors in, reused from query to query. */
+  private readonly edgeScratch: EdgeScratch = { left: [], right: [] };
   readonly cache = new PageCache();
 
   constructor(source: QuerySource, maxSeriesBuckets = 10_000) {
@@ -273,10 +276,26 @@ export class RangeQueries {
     const right = rightPart ? { edge: edgeOf(rightPart, 'before'), index: rightPart.day } : null;
     const whole = parts.filter((p) => p.whole).map((p) => p.day);
     const firstWhole = Math.floor(plan.from / DAY_MS) + (leftPart ? 1 : 0);
-    const sums = countClipped({ whole, firstWhole, left, right }, this.visitorFlags(universe));
-    const { human, ai, purposes } = edgeTotalsSets(whole, [left, right?.edge ?? null], select);
+    const counted = countClipped(
+      { whole, firstWhole, left, right },
+      this.visitorFlags(universe),
+      this.edgeScratch,
+    );
+    const { human, ai, purposes } = edgeTotalsSets(
+      whole,
+      [
+        { edge: left, members: counted.left },
+        { edge: right?.edge ?? null, members: counted.right },
+      ],
+      select,
+    );
     const totals = countsOf(this.marks, universe, human, ai, purposes, 'visitors');
-    return { index: plan.index, fingerprint: plan.fingerprint, totals, rows: this.named(rowsOfSums(sums)) };
+    return {
+      index: plan.index,
+      fingerprint: plan.fingerprint,
+      totals,
+      rows: this.named(rowsOfSums(counted.sums)),
+    };
   }
 
   /** An edge day's views inside the range, from its chunks. */
@@ -330,7 +349,7 @@ function quarterEdge(part: RangePart, keep: QuarterEdge['keep']): Edge | null {
 /** Totals of a clipped range: the whole days' sets and the edges' visitors, to union. */
 function edgeTotalsSets(
   whole: readonly DayIndex[],
-  edges: ReadonlyArray<Edge | null>,
+  edges: ReadonlyArray<{ edge: Edge | null; members: Members[] | null }>,
   select: Selection,
 ): { human: Members[]; ai: Members[]; purposes: Members[][] } {
   const human: Members[] = [];
@@ -341,52 +360,17 @@ function edgeTotalsSets(
     pick(day.categories, select.day.ai, ai);
     pickEach(day.purposes, select.day.purposes, purposes);
   }
-  for (const edge of edges) {
+  for (const { edge, members } of edges) {
     if (!edge) continue;
-    const sides = edge.kind === 'views' ? membersBySide(edge.views) : quarterMembersBySide(edge.quarters);
+    // An edge read from its quarters had its visitors listed while it was counted.
+    const sides = edge.kind === 'views' ? membersBySide(edge.views) : members;
+    if (!sides) throw new Error('An edge read from its quarters comes with its visitors');
     human.push(sides[SIDE_HUMAN] as Members);
     ai.push(sides[SIDE_AI] as Members);
     for (let p = 0; p < purposes.length; p++)
       (purposes[p] as Members[]).push(sides[SIDE_PURPOSE + p] as Members);
   }
   return { human, ai, purposes };
-}
-
-/**
- * An edge's visitors per list side, from its quarters: one pass, into arrays as long as the
- * side's entries (one entry per page and side: repeats across pages kept, unions do not mind).
- */
-function quarterMembersBySide(edge: QuarterEdge): Members[] {
-  const { offsets, values, paths } = edge.packed;
-  const marks = edge.keep === 'from' ? edge.quarters.last : edge.quarters.first;
-  const from = edge.keep === 'from';
-  const quarter = edge.quarter;
-  const sizes = new Int32Array(LIST_SIDES);
-  for (let page = 0; page < paths.length; page++) {
-    for (let side = 0; side < LIST_SIDES; side++) {
-      const at = page * LIST_SIDES + side;
-      sizes[side] = (sizes[side] as number) + (offsets[at + 1] as number) - (offsets[at] as number);
-    }
-  }
-  const sides: Members[] = [];
-  for (let side = 0; side < LIST_SIDES; side++)
-    sides.push({ values: new Uint32Array(sizes[side] as number), length: 0, views: 0 });
-  for (let page = 0; page < paths.length; page++) {
-    for (let side = 0; side < LIST_SIDES; side++) {
-      const start = offsets[page * LIST_SIDES + side] as number;
-      const end = offsets[page * LIST_SIDES + side + 1] as number;
-      if (start === end) continue;
-      const members = sides[side] as Members;
-      const into = members.values;
-      let n = members.length;
-      for (let j = start; j < end; j++) {
-        const q = marks[j] as number;
-        if (from ? q >= quarter : q < quarter) into[n++] = values[j] as number;
-      }
-      members.length = n;
-    }
-  }
-  return sides;
 }
 
 /** An edge's visitors per list side, in one pass each way (repeats kept: unions do not mind). */
