@@ -205,7 +205,10 @@ export function countClipped(
         const end = firstSince(prev, start, stop, firstWhole);
         const onLeftFrom = left ? firstSince(prev, start, end, leftDay) : end;
         if (onLeftFrom < end) returnsFromLeft = true;
-        rightBounds.set([start, onLeftFrom, end, stop], side * 4);
+        rightBounds[side * 4] = start;
+        rightBounds[side * 4 + 1] = onLeftFrom;
+        rightBounds[side * 4 + 2] = end;
+        rightBounds[side * 4 + 3] = stop;
       }
     }
     // Whether the left flags of this page were set (and must be cleared).

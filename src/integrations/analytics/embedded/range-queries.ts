@@ -268,9 +268,16 @@ export class RangeQueries {
     const universe = db.visitorUniverse();
     plan.index.ensureInOrder(this.source.yesterday());
     const edgeOf = (part: RangePart, keep: QuarterEdge['keep']): Edge => {
-      // Once per packed day: every later range cut on a quarter hour there reads them.
-      this.source.addQuarters(plan.index.projectNo, part.day);
-      return quarterEdge(part, keep) ?? { kind: 'views', views: this.edgeViews(plan.index.projectNo, part) };
+      const quarter = quarterCut(part, keep);
+      if (quarter !== null) {
+        // Once per packed day: every later range cut on a quarter hour there reads them.
+        this.source.addQuarters(plan.index.projectNo, part.day);
+        const packed = part.day.packed;
+        const quarters = packed?.quarters;
+        if (packed && quarters)
+          return { kind: 'quarters', quarters: { day: part.day, packed, quarters, quarter, keep } };
+      }
+      return { kind: 'views', views: this.edgeViews(plan.index.projectNo, part) };
     };
     const left = leftPart ? edgeOf(leftPart, 'from') : null;
     const right = rightPart ? { edge: edgeOf(rightPart, 'before'), index: rightPart.day } : null;
@@ -330,20 +337,17 @@ export class RangeQueries {
 }
 
 /**
- * An edge day given by its quarters, if it has them and the range cuts it on a quarter hour: a
- * first day (`keep` 'from') kept from then to its end, a last day ('before') from its start to
- * then. Else null.
+ * The quarter hour a range cuts an edge day on, if it cuts a packed day on one: a first day
+ * (`keep` 'from') kept from then to its end, a last day ('before') from its start to then. Else
+ * null (its edge is read from its views).
  */
-function quarterEdge(part: RangePart, keep: QuarterEdge['keep']): Edge | null {
-  const packed = part.day.packed;
-  const quarters = packed?.quarters;
-  if (!packed || !quarters) return null;
+function quarterCut(part: RangePart, keep: QuarterEdge['keep']): number | null {
+  if (!part.day.packed) return null;
   const dayStart = part.day.day * DAY_MS;
   const cut = keep === 'from' ? part.from : part.to;
   const other = keep === 'from' ? part.to === dayStart + DAY_MS : part.from === dayStart;
   if (!other || (cut - dayStart) % QUARTER_MS !== 0) return null;
-  const quarter = (cut - dayStart) / QUARTER_MS;
-  return { kind: 'quarters', quarters: { day: part.day, packed, quarters, quarter, keep } };
+  return (cut - dayStart) / QUARTER_MS;
 }
 
 /** Totals of a clipped range: the whole days' sets and the edges' visitors, to union. */
