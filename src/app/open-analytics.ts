@@ -48,6 +48,12 @@ export async function openAnalytics(options: OpenAnalyticsOptions): Promise<Anal
     saltRetentionDays: options.settings.saltRetentionDays,
     maxBatch: options.settings.maxBatch,
     crawlerRanges: options.crawlerRanges,
+    preparationThreads: options.settings.preparationThreads,
+    onPreparationError: (error) =>
+      options.logger.warn(
+        { err: error.message },
+        'analytics: a preparation thread failed; its batch is prepared on the main thread',
+      ),
     ...(options.identityCacheLimit ? { identityCacheLimit: options.identityCacheLimit } : {}),
   });
 }

@@ -185,6 +185,8 @@ export const SETTINGS = {
     'Browser tracker beacons per client IP per minute per project, counted in memory per process; 0 disables (default 120).',
   DOCWRIGHT_ANALYTICS_DURABILITY:
     'full: an acknowledged event survives power loss; normal: it survives a process crash (default full).',
+  DOCWRIGHT_ANALYTICS_PREPARATION_THREADS:
+    'Worker threads that parse and prepare large ingestion requests beside the thread serving HTTP; 0: none (default: one fewer than the cores, 1 to 4).',
   DOCWRIGHT_ANALYTICS_FILE: 'The analytics database file (default analytics.sqlite in the data dir).',
   DOCWRIGHT_ANALYTICS_URL:
     'Where analytics views are stored: embedded, postgres://… or clickhouse://user:password@host:8123/database (or http(s)://…). Default: the main database when DATABASE_URL is PostgreSQL, else embedded.',
@@ -303,6 +305,9 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
         read.oneOf('DOCWRIGHT_ANALYTICS_DURABILITY', ['full', 'normal'] as const) ??
         DEFAULT_ANALYTICS_OPTIONS.durability,
       file: analyticsFile,
+      preparationThreads:
+        read.integer('DOCWRIGHT_ANALYTICS_PREPARATION_THREADS', { min: 0, max: 64 }) ??
+        DEFAULT_ANALYTICS_OPTIONS.preparationThreads,
       backend: parseAnalyticsBackend(
         read.string('DOCWRIGHT_ANALYTICS_URL'),
         { database, schema, embeddedFile: analyticsFile ?? path.join(dataDir, 'analytics.sqlite') },

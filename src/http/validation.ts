@@ -1,6 +1,13 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type {
+  FastifyBodyParser,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchemaCompiler,
+  RouteOptions,
+} from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 
 /**
@@ -9,28 +16,39 @@ import { DomainError } from '../domain/errors.ts';
  * removed or ignored: an unknown field is an error (see `refuseUnknownFields`).
  */
 export function installValidators(app: FastifyInstance): void {
-  const base: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
-  const strict = addFormats.default(new Ajv({ ...base, coerceTypes: false }));
-  const coercing = addFormats.default(new Ajv({ ...base, coerceTypes: 'array' }));
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema as object),
-  );
+  app.setValidatorCompiler(compileRequestSchema);
 }
+
+const base: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
+const strict = addFormats.default(new Ajv({ ...base, coerceTypes: false }));
+const coercing = addFormats.default(new Ajv({ ...base, coerceTypes: 'array' }));
+
+/** The API's validator for one part of a request (see installValidators). */
+export const compileRequestSchema: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? strict : coercing).compile(schema as object);
 
 /**
  * JSON bodies, with one leniency: an empty body is an empty object. Many clients send
  * `Content-Type: application/json` on every request, also on those that carry nothing.
  */
 export function installJsonParser(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const parseJson = jsonBodyParser(app);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim() === '') {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    parseJson(request, body as string, done),
+  );
+}
+
+/** The API's JSON body parsing (see installJsonParser), for a context that adds its own parser. */
+export function jsonBodyParser(app: FastifyInstance): FastifyBodyParser<string> {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  return (request, body, done) => {
+    if (body.trim() === '') {
       done(null, {});
       return;
     }
-    parseJson(request, body as string, done);
-  });
+    parseJson(request, body, done);
+  };
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeAnalyticsBackend } from '../../src/config/analytics-backend.ts';
@@ -87,6 +87,7 @@ describe('configuration', () => {
         DOCWRIGHT_ANALYTICS_COLLECT_RATE_LIMIT: '30',
         DOCWRIGHT_ANALYTICS_DURABILITY: 'normal',
         DOCWRIGHT_ANALYTICS_FILE: 'stats.sqlite',
+        DOCWRIGHT_ANALYTICS_PREPARATION_THREADS: '3',
       },
       '/srv',
     );
@@ -99,6 +100,7 @@ describe('configuration', () => {
       collectRateLimitPerMinute: 30,
       durability: 'normal',
       file: '/srv/stats.sqlite',
+      preparationThreads: 3,
       backend: { kind: 'embedded', file: '/srv/stats.sqlite' },
     });
     expect(problemsOf({ DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'hourly' })).toEqual([
@@ -106,6 +108,12 @@ describe('configuration', () => {
     ]);
     expect(loadConfig({}, '/srv').analytics.collectRateLimitPerMinute).toBe(120);
     expect(loadConfig({}, '/srv').analytics.saltRetentionDays).toBe(7);
+    // One core is left to the thread serving HTTP; at least one thread, at most four.
+    const threads = loadConfig({}, '/srv').analytics.preparationThreads;
+    expect(threads).toBe(Math.min(4, Math.max(1, availableParallelism() - 1)));
+    expect(problemsOf({ DOCWRIGHT_ANALYTICS_PREPARATION_THREADS: '-1' })).toEqual([
+      'DOCWRIGHT_ANALYTICS_PREPARATION_THREADS must be at least 0 and at most 64 (got -1)',
+    ]);
     expect(problemsOf({ DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS: '0' })).toEqual([
       'DOCWRIGHT_ANALYTICS_SALT_RETENTION_DAYS must be at least 1 (got 0)',
     ]);

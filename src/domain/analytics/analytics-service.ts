@@ -7,6 +7,7 @@ import { SALT_ROTATIONS, type SaltRotation, saltExpired, VisitorIdentity } from 
 import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
 import { DEFAULT_ANALYTICS_OPTIONS } from './options.ts';
 import { changePageRules, type PageRuleSet } from './page-rules.ts';
+import { PreparationPool } from './preparation-pool.ts';
 import type { Interval, PageParams } from './query-params.ts';
 import {
   type AnalyticsSettings,
@@ -40,7 +41,17 @@ export interface AnalyticsServiceOptions {
   identityCacheLimit?: number;
   /** The operators' published crawler IP ranges that verify agents at ingest (default: none). */
   crawlerRanges?: CrawlerRanges;
+  /** Threads preparing large ingestion bodies (see `ingestBody`); 0 (default): none. */
+  preparationThreads?: number;
+  /** A preparation thread failed; the batch it held was prepared on this thread instead. */
+  onPreparationError?: (error: Error) => void;
 }
+
+/**
+ * Bodies from this size (about 70 events) are worth a preparation thread; smaller ones are
+ * prepared at once, sparing them the messages' latency.
+ */
+const THREAD_BODY_MIN_LENGTH = 16 * 1024;
 
 /** What every export may ask besides its range: count verified agents only. */
 export interface AgentFilter {
@@ -62,6 +73,7 @@ export class AnalyticsService {
   private readonly identity: VisitorIdentity;
   private readonly clock: Clock;
   private readonly saltRetentionDays: number;
+  private readonly pool: PreparationPool | null;
 
   constructor(options: AnalyticsServiceOptions) {
     this.store = options.store;
@@ -84,6 +96,18 @@ export class AnalyticsService {
       clock: options.clock,
       crawlerRanges: options.crawlerRanges,
     });
+    const threads = options.preparationThreads ?? 0;
+    this.pool =
+      threads > 0
+        ? new PreparationPool({
+            threads,
+            rotation: this.saltRotation,
+            identityCacheLimit: options.identityCacheLimit ?? 200_000,
+            crawlerRanges: this.ingestor.preparer.crawlerRanges,
+            salts: options.salts,
+            ...(options.onPreparationError ? { onThreadError: options.onPreparationError } : {}),
+          })
+        : null;
   }
 
   /** Deletes the salts of periods that ended more than the retention ago; returns how many. */
@@ -93,6 +117,7 @@ export class AnalyticsService {
       saltExpired(period, now, this.saltRetentionDays),
     );
     this.identity.forget(forgotten);
+    this.pool?.forget(forgotten);
     return forgotten.length;
   }
 
@@ -111,6 +136,31 @@ export class AnalyticsService {
       throw invalid(`At most ${this.maxBatch} events per request (got ${events.length}); split the batch`);
     }
     return this.ingestor.ingest(projectId, events);
+  }
+
+  /** Ingestion batches prepared by preparation threads since start. */
+  get batchesPreparedInThreads(): number {
+    return this.pool?.batchesPrepared ?? 0;
+  }
+
+  /** Whether a request body of this many characters goes to `ingestBody`. */
+  preparesInThreads(bodyLength: number): boolean {
+    return this.pool !== null && bodyLength >= THREAD_BODY_MIN_LENGTH;
+  }
+
+  /**
+   * Ingests a request body as received, prepared by a preparation thread: the same result as
+   * `ingest` of its events. Null when the body is not a plain `{ "events": [...] }` of at most
+   * `maxBatch` events (or no thread could take it): the caller then parses and validates it, and
+   * calls `ingest`, so that every error reads as it does elsewhere.
+   */
+  async ingestBody(projectId: string, text: string): Promise<IngestResult | null> {
+    if (!this.pool) return null;
+    const settings = await this.settingsStore.settings(projectId);
+    const now = this.clock().getTime();
+    const result = await this.pool.prepare(projectId, text, settings, now, this.maxBatch);
+    if (!result) return null;
+    return this.ingestor.append(projectId, result.prepared, result.rejected);
   }
 
   /** For log import: larger batches, same pipeline. */
@@ -207,7 +257,8 @@ export class AnalyticsService {
     await this.settingsStore.deleteSettings(projectId);
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.pool?.close();
     return this.store.close();
   }
 }

@@ -24,8 +24,11 @@ interface CompiledSet {
 export class CrawlerRanges {
   static readonly none = new CrawlerRanges([]);
   private readonly byOperator = new Map<string, CompiledSet[]>();
+  /** The lists as given: a preparation thread compiles its own copy from them. */
+  readonly sets: readonly CrawlerRangeSet[];
 
   constructor(sets: readonly CrawlerRangeSet[]) {
+    this.sets = sets;
     for (const set of sets) {
       const addresses = new BlockList();
       for (const prefix of set.prefixes) {

@@ -9,6 +9,7 @@ import { parseIPv4 } from './identity-cache.ts';
 import { PageRuleSet, type PageRules } from './page-rules.ts';
 import type { PagePath } from './paths.ts';
 import {
+  type AnalyticsSettings,
   type AnalyticsSettingsStore,
   type AnalyticsStore,
   EVENT_FLAGS,
@@ -74,12 +75,8 @@ interface Checked {
 export class Ingestor {
   private readonly store: AnalyticsStore;
   private readonly settings: AnalyticsSettingsStore;
-  private readonly identity: VisitorIdentity;
   private readonly clock: Clock;
-  private readonly crawlerRanges: CrawlerRanges;
-
-  /** Compiled page-view rules, by their JSON: projects mostly share the defaults. */
-  private readonly ruleSets = new Map<string, PageRuleSet>();
+  readonly preparer: EventPreparer;
 
   constructor(options: {
     store: AnalyticsStore;
@@ -91,25 +88,13 @@ export class Ingestor {
   }) {
     this.store = options.store;
     this.settings = options.settings;
-    this.identity = options.identity;
     this.clock = options.clock;
-    this.crawlerRanges = options.crawlerRanges ?? CrawlerRanges.none;
+    this.preparer = new EventPreparer(options.identity, options.crawlerRanges ?? CrawlerRanges.none);
   }
 
   /** The project's page-view rules, as its settings say now. */
   async pageRules(projectId: string): Promise<PageRuleSet> {
-    return this.ruleSet((await this.settings.settings(projectId)).pageRules);
-  }
-
-  private ruleSet(rules: PageRules): PageRuleSet {
-    const key = JSON.stringify(rules);
-    let set = this.ruleSets.get(key);
-    if (!set) {
-      if (this.ruleSets.size >= 100) this.ruleSets.clear();
-      set = new PageRuleSet(rules);
-      this.ruleSets.set(key, set);
-    }
-    return set;
+    return this.preparer.ruleSet((await this.settings.settings(projectId)).pageRules);
   }
 
   async ingest(
@@ -118,6 +103,16 @@ export class Ingestor {
     options: PrepareOptions = {},
   ): Promise<IngestResult> {
     const { prepared, rejected } = await this.prepare(projectId, events, options);
+    return this.append(projectId, prepared, rejected, options);
+  }
+
+  /** Stores events prepared here or by a preparation thread (see preparation-pool.ts). */
+  async append(
+    projectId: string,
+    prepared: readonly PreparedEvent[],
+    rejected: EventRejection[],
+    options: PrepareOptions = {},
+  ): Promise<IngestResult> {
     const { accepted, duplicates } = await this.store.append(projectId, prepared);
     if (!options.parsed) return { accepted, duplicates, rejected };
     const categories: Partial<Record<Category, number>> = {};
@@ -130,13 +125,54 @@ export class Ingestor {
     events: readonly unknown[],
     options: PrepareOptions = {},
   ): Promise<{ prepared: PreparedEvent[]; rejected: EventRejection[] }> {
+    // Read per batch, so a change made through another process holds.
+    const settings = await this.settings.settings(projectId);
+    return this.preparer.prepare(projectId, events, settings, this.clock().getTime(), options);
+  }
+}
+
+/** What preparing a batch needs of the project's settings. */
+export type PreparationSettings = Pick<AnalyticsSettings, 'pageRules' | 'saltRotation'>;
+
+/**
+ * Validation, classification and visitor keys, without storage or settings lookups: the part of
+ * ingestion that needs only CPU, so that it can run in a preparation thread as well as here.
+ */
+export class EventPreparer {
+  private readonly identity: VisitorIdentity;
+  readonly crawlerRanges: CrawlerRanges;
+  /** Compiled page-view rules, by their JSON: projects mostly share the defaults. */
+  private readonly ruleSets = new Map<string, PageRuleSet>();
+
+  constructor(identity: VisitorIdentity, crawlerRanges: CrawlerRanges) {
+    this.identity = identity;
+    this.crawlerRanges = crawlerRanges;
+  }
+
+  ruleSet(rules: PageRules): PageRuleSet {
+    const key = JSON.stringify(rules);
+    let set = this.ruleSets.get(key);
+    if (!set) {
+      if (this.ruleSets.size >= 100) this.ruleSets.clear();
+      set = new PageRuleSet(rules);
+      this.ruleSets.set(key, set);
+    }
+    return set;
+  }
+
+  /** Prepares a batch under these settings, `now` (epoch ms) bounding timestamps in the future. */
+  async prepare(
+    projectId: string,
+    events: readonly unknown[],
+    settings: PreparationSettings,
+    now: number,
+    options: PrepareOptions = {},
+  ): Promise<{ prepared: PreparedEvent[]; rejected: EventRejection[] }> {
     const maxId = options.maxIdLength ?? MAX_ID;
     const rejected: EventRejection[] = [];
     const checked: Checked[] = [];
-    const latest = this.clock().getTime() + MAX_FUTURE_MS;
+    const latest = now + MAX_FUTURE_MS;
     const validate = options.parsed ? checkParsed : check;
-    // Read per batch, so a change made through another process holds.
-    const settings = await this.settings.settings(projectId);
     const rules = this.ruleSet(settings.pageRules);
     for (let index = 0; index < events.length; index++) {
       const problem = validate(events[index], latest, maxId, index, rules);

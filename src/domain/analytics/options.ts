@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { SaltRotation } from './identity.ts';
 
 /**
@@ -22,6 +23,11 @@ export interface AnalyticsOptions {
   durability: 'full' | 'normal';
   /** The analytics file; null: `analytics.sqlite` in the data dir. */
   file: string | null;
+  /**
+   * Worker threads that parse and prepare large ingestion requests (see preparation-pool.ts);
+   * 0: all on the thread that serves HTTP.
+   */
+  preparationThreads: number;
 }
 
 export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
@@ -33,4 +39,6 @@ export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
   collectRateLimitPerMinute: 120,
   durability: 'full',
   file: null,
+  // One core is left to the thread that serves HTTP and stores views.
+  preparationThreads: Math.min(4, Math.max(1, availableParallelism() - 1)),
 };

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AnalyticsService } from '../../domain/analytics/analytics-service.ts';
 import { CATEGORIES } from '../../domain/analytics/categories.ts';
@@ -12,6 +12,7 @@ import {
 } from '../../domain/analytics/query-params.ts';
 import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.ts';
 import { bodyErrorResponses, errorResponses, ProjectParams } from '../schemas.ts';
+import { acceptUnparsedJson, UnparsedJsonBody } from '../unparsed-body.ts';
 import {
   pagesJson,
   sendBreakdownCsv,
@@ -128,43 +129,57 @@ const csvNote = ' Send `Accept: text/csv` for CSV.';
 export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> = async (app, options) => {
   const { analytics, rateLimiter } = options;
 
-  app.post(
-    '/v1/analytics/:projectId/events',
-    {
-      // An ingestion key (scope `ingest`) may call this endpoint and nothing else.
-      config: { permission: 'ingest' },
-      // Room for a full batch of large events, whatever the API-wide body limit.
-      bodyLimit: Math.max(1024 * 1024, analytics.maxBatch * 4096),
-      schema: {
-        summary: 'Ingest page views',
-        description: `Server-side ingestion for docs servers and proxies: up to ${analytics.maxBatch} events per request. Answers 202 once the events are durable, with the counts of accepted and duplicate events (an event \`id\` makes retries idempotent) and, per rejected event, its index and reason. Accepts an admin key or an ingestion key (scope \`ingest\`).`,
-        tags,
-        security,
-        params: ProjectParams,
-        body: Type.Object({
-          events: Type.Array(
-            Type.Unknown({
-              description:
-                '{ timestamp (ISO 8601 with offset, or epoch ms), path, userAgent, ip?, visitorId?, accept?, referrer?, status?, id? }; ip or visitorId is required.',
-            }),
-            { maxItems: analytics.maxBatch },
-          ),
-        }),
-        response: {
-          202: Type.Object({
-            accepted: Type.Integer(),
-            duplicates: Type.Integer(),
-            rejected: Type.Array(Type.Object({ index: Type.Integer(), reason: Type.String() })),
+  // Large bodies reach the handler unparsed: a preparation thread parses and prepares them.
+  await app.register(async (context) => {
+    const body = acceptUnparsedJson(context, (length) => analytics.preparesInThreads(length));
+    context.withTypeProvider<TypeBoxTypeProvider>().post(
+      '/v1/analytics/:projectId/events',
+      {
+        validatorCompiler: body.validatorCompiler,
+        // An ingestion key (scope `ingest`) may call this endpoint and nothing else.
+        config: { permission: 'ingest' },
+        // Room for a full batch of large events, whatever the API-wide body limit.
+        bodyLimit: Math.max(1024 * 1024, analytics.maxBatch * 4096),
+        schema: {
+          summary: 'Ingest page views',
+          description: `Server-side ingestion for docs servers and proxies: up to ${analytics.maxBatch} events per request. Answers 202 once the events are durable, with the counts of accepted and duplicate events (an event \`id\` makes retries idempotent) and, per rejected event, its index and reason. Accepts an admin key or an ingestion key (scope \`ingest\`).`,
+          tags,
+          security,
+          params: ProjectParams,
+          body: Type.Object({
+            events: Type.Array(
+              Type.Unknown({
+                description:
+                  '{ timestamp (ISO 8601 with offset, or epoch ms), path, userAgent, ip?, visitorId?, accept?, referrer?, status?, id? }; ip or visitorId is required.',
+              }),
+              { maxItems: analytics.maxBatch },
+            ),
           }),
-          ...bodyErrorResponses,
+          response: {
+            202: Type.Object({
+              accepted: Type.Integer(),
+              duplicates: Type.Integer(),
+              rejected: Type.Array(Type.Object({ index: Type.Integer(), reason: Type.String() })),
+            }),
+            ...bodyErrorResponses,
+          },
         },
       },
-    },
-    async (request, reply) => {
-      const result = await analytics.ingest(request.params.projectId, request.body.events);
-      return reply.code(202).send(result);
-    },
-  );
+      async (request, reply) => {
+        const { projectId } = request.params;
+        const received: unknown = request.body;
+        if (received instanceof UnparsedJsonBody) {
+          const result = await analytics.ingestBody(projectId, received.text);
+          if (result) return reply.code(202).send(result);
+          // Not a plain batch: parsed and validated here, failing as any other body would.
+          const { events } = body.parse(received) as { events: unknown[] };
+          return reply.code(202).send(await analytics.ingest(projectId, events));
+        }
+        const result = await analytics.ingest(projectId, request.body.events);
+        return reply.code(202).send(result);
+      },
+    );
+  });
 
   for (const measure of ['visitors', 'views'] as const) {
     app.get(

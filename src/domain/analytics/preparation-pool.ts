@@ -1,0 +1,154 @@
+import { Worker } from 'node:worker_threads';
+import type { CrawlerRanges } from './crawler-ranges.ts';
+import type { SaltRotation, SaltSource } from './identity.ts';
+import type { EventRejection, PreparationSettings } from './ingest.ts';
+import type { PoolReply, PoolRequest, PreparationThreadData } from './preparation-messages.ts';
+import { decodePreparedBatch } from './prepared-batch.ts';
+import type { PreparedEvent } from './store.ts';
+
+export interface PreparationPoolOptions {
+  /** Threads at most; each starts when the load first needs it. */
+  threads: number;
+  rotation: SaltRotation;
+  identityCacheLimit: number;
+  crawlerRanges: CrawlerRanges;
+  /** The salts, read on the pool's thread: the threads ask for each period once. */
+  salts: SaltSource;
+  /** A thread failed (it is replaced; its batches are prepared by the caller instead). */
+  onThreadError?: (error: Error) => void;
+}
+
+export type PreparedBody = { prepared: PreparedEvent[]; rejected: EventRejection[] };
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, (result: PreparedBody | null) => void>;
+}
+
+/**
+ * Worker threads that turn ingestion request bodies into prepared events: JSON parsing,
+ * validation, classification and the visitor HMACs are most of ingestion's CPU, and here they
+ * run beside the thread that serves HTTP and stores views, rather than on it. The answers are
+ * those of `EventPreparer` on this thread: the threads run the same code with the same salts,
+ * page rules and clock.
+ */
+export class PreparationPool {
+  private readonly options: PreparationPoolOptions;
+  private readonly threads: Thread[] = [];
+  private nextId = 1;
+  private closed = false;
+  /** Batches the threads prepared (not those handed back to the caller). */
+  batchesPrepared = 0;
+
+  constructor(options: PreparationPoolOptions) {
+    this.options = options;
+  }
+
+  /**
+   * The body's events, prepared; null when the body is not a plain `{ "events": [...] }` of at
+   * most `maxBatch` events, or a thread failed: the caller then parses and prepares it itself.
+   */
+  prepare(
+    projectId: string,
+    text: string,
+    settings: PreparationSettings,
+    now: number,
+    maxBatch: number,
+  ): Promise<PreparedBody | null> {
+    if (this.closed) return Promise.resolve(null);
+    const thread = this.leastBusy();
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      thread.pending.set(id, resolve);
+      const request: PoolRequest = {
+        kind: 'prepare',
+        id,
+        projectId,
+        text,
+        settings: { pageRules: settings.pageRules, saltRotation: settings.saltRotation },
+        now,
+        maxBatch,
+      };
+      thread.worker.postMessage(request);
+    });
+  }
+
+  /** Salts deleted by retention: the threads drop them too. */
+  forget(periods: string[]): void {
+    if (periods.length === 0) return;
+    for (const thread of this.threads) thread.worker.postMessage({ kind: 'forget', periods } as PoolRequest);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = this.threads.splice(0);
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    for (const thread of threads) settle(thread, null);
+  }
+
+  /** A thread with nothing to do, else a new one while below the limit, else the least busy. */
+  private leastBusy(): Thread {
+    let best: Thread | null = null;
+    for (const thread of this.threads) {
+      if (best === null || thread.pending.size < best.pending.size) best = thread;
+    }
+    if (best !== null && (best.pending.size === 0 || this.threads.length >= this.options.threads))
+      return best;
+    return this.start();
+  }
+
+  private start(): Thread {
+    const data: PreparationThreadData = {
+      rotation: this.options.rotation,
+      identityCacheLimit: this.options.identityCacheLimit,
+      crawlerRanges: this.options.crawlerRanges.sets,
+    };
+    const worker = new Worker(new URL('./preparation-worker.ts', import.meta.url), { workerData: data });
+    // Idle threads must not keep a process alive that has nothing else to do.
+    worker.unref();
+    const thread: Thread = { worker, pending: new Map() };
+    this.threads.push(thread);
+    worker.on('message', (reply: PoolReply) => this.receive(thread, reply));
+    worker.on('error', (error) => {
+      this.options.onThreadError?.(error);
+      this.drop(thread);
+    });
+    worker.on('exit', () => this.drop(thread));
+    return thread;
+  }
+
+  private receive(thread: Thread, reply: PoolReply): void {
+    if (reply.kind === 'salt') {
+      this.options.salts.salt(reply.period).then(
+        (salt) => thread.worker.postMessage({ kind: 'salt', period: reply.period, salt } as PoolRequest),
+        (error: unknown) => {
+          this.options.onThreadError?.(error instanceof Error ? error : new Error(String(error)));
+          thread.worker.postMessage({ kind: 'salt', period: reply.period, salt: null } as PoolRequest);
+        },
+      );
+      return;
+    }
+    const resolve = thread.pending.get(reply.id);
+    if (!resolve) return;
+    thread.pending.delete(reply.id);
+    if (reply.kind === 'prepared') {
+      this.batchesPrepared++;
+      resolve(decodePreparedBatch(reply.batch));
+    } else {
+      if (reply.kind === 'failed') this.options.onThreadError?.(new Error(reply.message));
+      resolve(null);
+    }
+  }
+
+  private drop(thread: Thread): void {
+    const at = this.threads.indexOf(thread);
+    if (at >= 0) this.threads.splice(at, 1);
+    settle(thread, null);
+  }
+}
+
+function settle(thread: Thread, result: null): void {
+  const waiting = [...thread.pending.values()];
+  thread.pending.clear();
+  for (const resolve of waiting) resolve(result);
+}
