@@ -18,6 +18,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { dropPostgresBenchSchema, naivePostgres } from './backends/postgres.ts';
 import { type BenchEvent, combinedLine, DAY, generate, jsonLine, START } from './dataset.ts';
 import { MemoryPhases } from './memory-phases.ts';
+import { cpuMs } from './process-cpu.ts';
 import { SERVER_NODE_FLAGS } from './server-node-flags.ts';
 
 // Another backend has a runner of its own (bench/analytics/backends/).
@@ -173,11 +174,17 @@ log(
 phase('HTTP ingestion');
 await visitors(server.info.http, server.info.httpAdmin, START, START + DAY);
 const bodies = buildBodies(HTTP_EVENTS, 1000);
+// CPU time as well as wall time: the server and this client share the machine's cores.
+const serverCpuBefore = cpuMs(server.info.pid);
+const clientCpuBefore = process.cpuUsage();
 started = performance.now();
 const accepted = await sendAll(server.info, bodies, 8);
 const httpSeconds = (performance.now() - started) / 1000;
+const clientCpu = process.cpuUsage(clientCpuBefore);
+const serverCpuPerEvent = (((cpuMs(server.info.pid) - serverCpuBefore) * 1000) / accepted).toFixed(1);
+const clientCpuPerEvent = ((clientCpu.user + clientCpu.system) / accepted).toFixed(1);
 log(
-  `HTTP ingestion: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after a durable commit)`,
+  `HTTP ingestion: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after a durable commit); CPU per event: server ${serverCpuPerEvent} µs, this client ${clientCpuPerEvent} µs`,
 );
 const retried = await sendAll(server.info, bodies.slice(0, 20), 4);
 log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);

@@ -61,6 +61,10 @@ const config = loadConfig({
   DOCWRIGHT_DATA_DIR: dataDir,
   DOCWRIGHT_PORT: '0',
   DOCWRIGHT_LOG_LEVEL: 'silent',
+  // To compare thread counts (0: ingestion prepared on the main thread).
+  ...(process.env.DOCWRIGHT_ANALYTICS_PREPARATION_THREADS
+    ? { DOCWRIGHT_ANALYTICS_PREPARATION_THREADS: process.env.DOCWRIGHT_ANALYTICS_PREPARATION_THREADS }
+    : {}),
 });
 const logger = pino({ level: 'silent' });
 const services = await openServices(config, logger, {

@@ -18,6 +18,7 @@ import { createClient } from '@clickhouse/client';
 import { startClickHouse } from '../../../test/helpers/clickhouse-server.ts';
 import { DAY, generate, START } from '../dataset.ts';
 import { MemoryPhases } from '../memory-phases.ts';
+import { cpuMs } from '../process-cpu.ts';
 import { SERVER_NODE_FLAGS } from '../server-node-flags.ts';
 
 const { values } = parseArgs({
@@ -362,12 +363,6 @@ async function naiveQuery(): Promise<{ p50: number; answer: unknown }> {
     };
   }
   return { p50: percentile(times, 50), answer };
-}
-
-/** A process's CPU time (user + system, all threads) in ms, from /proc (ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
