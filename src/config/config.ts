@@ -186,7 +186,7 @@ export const SETTINGS = {
   DOCWRIGHT_ANALYTICS_DURABILITY:
     'full: an acknowledged event survives power loss; normal: it survives a process crash (default full).',
   DOCWRIGHT_ANALYTICS_PREPARATION_THREADS:
-    'Worker threads that parse and prepare large ingestion requests beside the thread serving HTTP; 0: none (default: one fewer than the cores, 1 to 4).',
+    'Worker threads that parse and prepare large ingestion requests beside the thread serving HTTP; 0: none (default: one fewer than the cores, at most 4, on more than 2 cores; else 0).',
   DOCWRIGHT_ANALYTICS_FILE: 'The analytics database file (default analytics.sqlite in the data dir).',
   DOCWRIGHT_ANALYTICS_URL:
     'Where analytics views are stored: embedded, postgres://… or clickhouse://user:password@host:8123/database (or http(s)://…). Default: the main database when DATABASE_URL is PostgreSQL, else embedded.',

@@ -108,9 +108,10 @@ describe('configuration', () => {
     ]);
     expect(loadConfig({}, '/srv').analytics.collectRateLimitPerMinute).toBe(120);
     expect(loadConfig({}, '/srv').analytics.saltRetentionDays).toBe(7);
-    // One core is left to the thread serving HTTP; at least one thread, at most four.
+    // One core is left to the thread serving HTTP, at most four threads; none on two cores.
     const threads = loadConfig({}, '/srv').analytics.preparationThreads;
-    expect(threads).toBe(Math.min(4, Math.max(1, availableParallelism() - 1)));
+    const cores = availableParallelism();
+    expect(threads).toBe(cores > 2 ? Math.min(4, cores - 1) : 0);
     expect(problemsOf({ DOCWRIGHT_ANALYTICS_PREPARATION_THREADS: '-1' })).toEqual([
       'DOCWRIGHT_ANALYTICS_PREPARATION_THREADS must be at least 0 and at most 64 (got -1)',
     ]);
