@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { compileRequestSchema, jsonBodyParser } from './validation.ts';
 
-/** A JSON body left as text for another thread to parse (see `acceptUnparsedJson`). */
+/**
+ * A JSON body left as received, undecoded, for another thread to decode and parse (see
+ * `acceptUnparsedJson`): decoding a large body costs this thread about as much as parsing it.
+ */
 export class UnparsedJsonBody {
-  readonly text: string;
-  constructor(text: string) {
-    this.text = text;
+  readonly bytes: Buffer;
+  constructor(bytes: Buffer) {
+    this.bytes = bytes;
   }
 }
 
@@ -13,21 +16,22 @@ type BodyValidator = ((value: unknown) => boolean) & { errors?: FastifySchemaVal
 
 /**
  * Lets the one route of this (encapsulated) context receive JSON bodies for which `unparsed` says
- * so as `UnparsedJsonBody`, unparsed and unvalidated, and every other body as usual. Returns the
- * route option `validatorCompiler` that route must use, and `parse`, which parses and
- * validates such a body on this thread, failing as Fastify would have: handlers call it when
+ * so (given their length in bytes) as `UnparsedJsonBody`, undecoded, unparsed and unvalidated,
+ * and every other body as usual. Returns the route option `validatorCompiler` that route must
+ * use, and `parse`, which decodes, parses and validates such a body on this thread, failing as Fastify would have: handlers call it when
  * the other thread did not take the body, so every error reads as on every other route.
  */
 export function acceptUnparsedJson(
   app: FastifyInstance,
-  unparsed: (length: number) => boolean,
+  unparsed: (bytes: number) => boolean,
 ): { validatorCompiler: FastifySchemaCompiler<unknown>; parse: (body: UnparsedJsonBody) => unknown } {
   const parseJson = jsonBodyParser(app);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (unparsed(text.length)) done(null, new UnparsedJsonBody(text));
-    else parseJson(request, text, done);
+  // Fastify decodes a body read as a string with this same `toString('utf8')`.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (unparsed(bytes.length)) done(null, new UnparsedJsonBody(bytes));
+    else parseJson(request, bytes.toString('utf8'), done);
   });
 
   let bodyValidator: BodyValidator | null = null;
@@ -48,7 +52,7 @@ export function acceptUnparsedJson(
     let value: unknown;
     let failure: Error | null = null;
     // Fastify's JSON parser answers synchronously and reads nothing of the request.
-    parseJson({} as never, body.text, (error, parsed) => {
+    parseJson({} as never, body.bytes.toString('utf8'), (error, parsed) => {
       failure = error;
       value = parsed;
     });

@@ -51,7 +51,7 @@ export interface AnalyticsServiceOptions {
  * Bodies from this size (about 70 events) are worth a preparation thread; smaller ones are
  * prepared at once, sparing them the messages' latency.
  */
-const THREAD_BODY_MIN_LENGTH = 16 * 1024;
+const THREAD_BODY_MIN_BYTES = 16 * 1024;
 
 /** What every export may ask besides its range: count verified agents only. */
 export interface AgentFilter {
@@ -143,22 +143,23 @@ export class AnalyticsService {
     return this.pool?.batchesPrepared ?? 0;
   }
 
-  /** Whether a request body of this many characters goes to `ingestBody`. */
-  preparesInThreads(bodyLength: number): boolean {
-    return this.pool !== null && bodyLength >= THREAD_BODY_MIN_LENGTH;
+  /** Whether a request body of this many bytes goes to `ingestBody`. */
+  preparesInThreads(bodyBytes: number): boolean {
+    return this.pool !== null && bodyBytes >= THREAD_BODY_MIN_BYTES;
   }
 
   /**
-   * Ingests a request body as received, prepared by a preparation thread: the same result as
-   * `ingest` of its events. Null when the body is not a plain `{ "events": [...] }` of at most
-   * `maxBatch` events (or no thread could take it): the caller then parses and validates it, and
-   * calls `ingest`, so that every error reads as it does elsewhere.
+   * Ingests a request body as received (UTF-8 JSON, not yet decoded), prepared by a preparation
+   * thread: the same result as `ingest` of its events. Null when the body is not a plain
+   * `{ "events": [...] }` of at most `maxBatch` events (or no thread could take it): the caller
+   * then parses and validates it, and calls `ingest`, so that every error reads as it does
+   * elsewhere.
    */
-  async ingestBody(projectId: string, text: string): Promise<IngestResult | null> {
+  async ingestBody(projectId: string, body: Uint8Array): Promise<IngestResult | null> {
     if (!this.pool) return null;
     const settings = await this.settingsStore.settings(projectId);
     const now = this.clock().getTime();
-    const result = await this.pool.prepare(projectId, text, settings, now, this.maxBatch);
+    const result = await this.pool.prepare(projectId, body, settings, now, this.maxBatch);
     if (!result) return null;
     return this.ingestor.append(projectId, result.prepared, result.rejected);
   }

@@ -16,8 +16,8 @@ export type PoolRequest =
       kind: 'prepare';
       id: number;
       projectId: string;
-      /** The request body, as received. */
-      text: string;
+      /** The request body as received: UTF-8 bytes, copied to the thread (a structured clone). */
+      body: Uint8Array;
       settings: PreparationSettings;
       /** The server's clock (epoch ms): timestamps more than a day past it are rejected. */
       now: number;

@@ -50,7 +50,7 @@ export class PreparationPool {
    */
   prepare(
     projectId: string,
-    text: string,
+    body: Uint8Array,
     settings: PreparationSettings,
     now: number,
     maxBatch: number,
@@ -64,7 +64,7 @@ export class PreparationPool {
         kind: 'prepare',
         id,
         projectId,
-        text,
+        body,
         settings: { pageRules: settings.pageRules, saltRotation: settings.saltRotation },
         now,
         maxBatch,

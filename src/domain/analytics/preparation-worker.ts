@@ -65,12 +65,14 @@ const SUSPECT_CONSTRUCTOR =
 
 async function prepare(job: Extract<PoolRequest, { kind: 'prepare' }>): Promise<void> {
   let events: unknown[];
-  if (SUSPECT_PROTO.test(job.text) || SUSPECT_CONSTRUCTOR.test(job.text)) {
+  // Decoded as Fastify decodes a body (invalid sequences become U+FFFD).
+  const text = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength).toString('utf8');
+  if (SUSPECT_PROTO.test(text) || SUSPECT_CONSTRUCTOR.test(text)) {
     post({ kind: 'unparsed', id: job.id });
     return;
   }
   try {
-    const body: unknown = JSON.parse(job.text);
+    const body: unknown = JSON.parse(text);
     // Only the plain shape is prepared here; anything else is answered by the HTTP layer's
     // own parsing and validation, so its errors read exactly as on every other route.
     if (!isEventsBody(body, job.maxBatch)) {

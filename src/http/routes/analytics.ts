@@ -131,7 +131,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
 
   // Large bodies reach the handler unparsed: a preparation thread parses and prepares them.
   await app.register(async (context) => {
-    const body = acceptUnparsedJson(context, (length) => analytics.preparesInThreads(length));
+    const body = acceptUnparsedJson(context, (bytes) => analytics.preparesInThreads(bytes));
     context.withTypeProvider<TypeBoxTypeProvider>().post(
       '/v1/analytics/:projectId/events',
       {
@@ -169,7 +169,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
         const { projectId } = request.params;
         const received: unknown = request.body;
         if (received instanceof UnparsedJsonBody) {
-          const result = await analytics.ingestBody(projectId, received.text);
+          const result = await analytics.ingestBody(projectId, received.bytes);
           if (result) return reply.code(202).send(result);
           // Not a plain batch: parsed and validated here, failing as any other body would.
           const { events } = body.parse(received) as { events: unknown[] };

@@ -108,7 +108,7 @@ describe(`ingestion in preparation threads on ${testBackend}`, () => {
     await Promise.all(apps().map((t) => t?.close()));
   });
 
-  const post = (t: AnalyticsTestApp, body: string) =>
+  const post = (t: AnalyticsTestApp, body: string | Uint8Array) =>
     fetch(`${t.baseUrl}/v1/analytics/${t.project.id}/events`, {
       method: 'POST',
       headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
@@ -120,7 +120,7 @@ describe(`ingestion in preparation threads on ${testBackend}`, () => {
       JSON.stringify({ events }),
     );
     for (const body of bodies) {
-      expect(threaded.services.analytics.preparesInThreads(body.length)).toBe(true);
+      expect(threaded.services.analytics.preparesInThreads(Buffer.byteLength(body))).toBe(true);
       const [a, b] = await Promise.all(apps().map((t) => post(t, body)));
       const answer = await (a as Response).json();
       expect(answer).toEqual(await (b as Response).json());
@@ -161,7 +161,7 @@ describe(`ingestion in preparation threads on ${testBackend}`, () => {
       `{"events":[${events}],"events2":[]}`,
     ];
     for (const body of bodies) {
-      expect(threaded.services.analytics.preparesInThreads(body.length)).toBe(true);
+      expect(threaded.services.analytics.preparesInThreads(Buffer.byteLength(body))).toBe(true);
       const [a, b] = await Promise.all(apps().map(async (t) => withoutRequestId(await post(t, body))));
       expect(a).toEqual(b);
       expect(a?.status).toBe(400);
@@ -175,5 +175,37 @@ describe(`ingestion in preparation threads on ${testBackend}`, () => {
     const [a, b] = await Promise.all(apps().map(async (t) => (await post(t, one)).json()));
     expect(a).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
     expect(b).toEqual(a);
+  });
+
+  it('decodes the bytes as the main thread does: invalid UTF-8, a byte order mark', async () => {
+    const before = threaded.services.analytics.batchesPreparedInThreads;
+    const events = batch(6, 300).map((event, i) =>
+      i % 3 === 0 ? { ...(event as object), path: `/bytes-\u0080-${i % 7}` } : event,
+    );
+    // U+0080 (bytes C2 80) becomes C2 FF: an invalid sequence, read as U+FFFD and "\uFFFD" alike.
+    const bytes = Buffer.from(JSON.stringify({ events }));
+    for (let i = 0; i < bytes.length - 1; i++)
+      if (bytes[i] === 0xc2 && bytes[i + 1] === 0x80) bytes[i + 1] = 0xff;
+    const withBom = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(JSON.stringify({ events: batch(7, 300) })),
+    ]);
+    for (const body of [bytes, withBom]) {
+      expect(threaded.services.analytics.preparesInThreads(body.length)).toBe(true);
+      const [a, b] = await Promise.all(apps().map(async (t) => withoutRequestId(await post(t, body))));
+      expect(a).toEqual(b);
+      expect(a?.status).toBe(202);
+    }
+    // The invalid bytes were prepared in a thread; the byte order mark was handed back.
+    expect(threaded.services.analytics.batchesPreparedInThreads).toBe(before + 1);
+    // Paths show in the export: a thread decoding otherwise would name other pages.
+    const [a, b] = await Promise.all(
+      apps().map(async (t) =>
+        (await t.request('GET', `/v1/analytics/${t.project.id}/views?limit=200`)).json(),
+      ),
+    );
+    expect(a).toEqual(b);
+    const paths = (a as { views: { path: string }[] }).views.map((row) => row.path);
+    expect(paths.filter((path) => path.startsWith('/bytes-')).length).toBe(7);
   });
 });
