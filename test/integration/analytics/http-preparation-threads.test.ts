@@ -182,7 +182,7 @@ describe(`ingestion in preparation threads on ${testBackend}`, () => {
     const events = batch(6, 300).map((event, i) =>
       i % 3 === 0 ? { ...(event as object), path: `/bytes-\u0080-${i % 7}` } : event,
     );
-    // U+0080 (bytes C2 80) becomes C2 FF: an invalid sequence, read as U+FFFD and "\uFFFD" alike.
+    // U+0080 (bytes C2 80) becomes C2 FF, an invalid sequence, which both servers must read as U+FFFD.
     const bytes = Buffer.from(JSON.stringify({ events }));
     for (let i = 0; i < bytes.length - 1; i++)
       if (bytes[i] === 0xc2 && bytes[i + 1] === 0x80) bytes[i + 1] = 0xff;
