@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../helpers/processes.ts';
+import { runCliInProcess } from '../../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../../helpers/storage.ts';
 
 describe(`docwright automations CLI on ${testBackend}`, () => {
@@ -18,7 +18,7 @@ describe(`docwright automations CLI on ${testBackend}`, () => {
 
   type Json = Record<string, unknown> & { id: string };
   const json = async <T = Json>(args: string[]) => {
-    const result = await runCli([...args, '--json'], env);
+    const result = await runCliInProcess([...args, '--json'], env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     return JSON.parse(result.stdout) as T;
@@ -107,7 +107,7 @@ describe(`docwright automations CLI on ${testBackend}`, () => {
       maxRunsPerDay: 1,
     });
 
-    const refused = await runCli(['automations', 'trigger', weekly.id, ...p, '--json'], env);
+    const refused = await runCliInProcess(['automations', 'trigger', weekly.id, ...p, '--json'], env);
     expect(refused.code).not.toBe(0);
     expect(JSON.parse(refused.stderr.trim().split('\n').at(-1) as string).error).toMatch(/disabled/);
 
@@ -126,9 +126,9 @@ describe(`docwright automations CLI on ${testBackend}`, () => {
       jobId: expect.stringMatching(/^job_/),
     });
     // The second run in 24 hours is over the limit of 1.
-    const over = await runCli(['automations', 'trigger', weekly.id, ...p, '--json'], env);
+    const over = await runCliInProcess(['automations', 'trigger', weekly.id, ...p, '--json'], env);
     expect(over.code).not.toBe(0);
-    const table = await runCli(['automations', 'runs', weekly.id, ...p], env);
+    const table = await runCliInProcess(['automations', 'runs', weekly.id, ...p], env);
     // The human table: the refused run, then the queued one.
     expect(
       table.stdout
@@ -144,12 +144,12 @@ describe(`docwright automations CLI on ${testBackend}`, () => {
       previousSecretExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(rotated.webhookSecret).not.toBe(hook.webhookSecret);
-    const human = await runCli(['automations', 'rotate-secret', hook.id, ...p], env);
+    const human = await runCliInProcess(['automations', 'rotate-secret', hook.id, ...p], env);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(
       /New webhook secret \(shown once, enter it in the webhook's Secret token now\): [A-Za-z0-9_-]{43}\n/,
     );
-    const manual = await runCli(['automations', 'rotate-secret', weekly.id, ...p, '--json'], env);
+    const manual = await runCliInProcess(['automations', 'rotate-secret', weekly.id, ...p, '--json'], env);
     expect(manual.code).not.toBe(0);
     expect(JSON.parse(manual.stderr.trim().split('\n').at(-1) as string).error).toMatch(/no webhook secret/);
 
