@@ -101,6 +101,13 @@ export async function dropSchema(schema: string): Promise<void> {
 /** Every backend the store tests run on. */
 export const ANALYTICS_BACKENDS: readonly TestAnalyticsBackend[] = [embedded, postgres, clickhouse];
 
+/** One backend by name, for a test file that runs on that backend only. */
+export function analyticsBackend(name: AnalyticsBackendName): TestAnalyticsBackend {
+  const backend = ANALYTICS_BACKENDS.find((b) => b.name === name);
+  if (!backend) throw new Error(`no analytics backend named ${name}`);
+  return backend;
+}
+
 /**
  * Salts and settings kept in memory, outliving the store's restarts as the main database's
  * would: the store tests are about views.

@@ -4,7 +4,6 @@ import { AnalyticsService } from '../../../src/domain/analytics/analytics-servic
 import { CrawlerRanges } from '../../../src/domain/analytics/crawler-ranges.ts';
 import type { AnalyticsStore, TimeRange } from '../../../src/domain/analytics/store.ts';
 import {
-  ANALYTICS_BACKENDS,
   MemoryAnalyticsMetadata,
   type TestAnalyticsBackend,
   type TestAnalyticsLocation,
@@ -204,61 +203,64 @@ function toRange(q: { from: { text: string } | null; to: { text: string } | null
   return range;
 }
 
-describe.each(ANALYTICS_BACKENDS)('$name analytics store against a brute-force reference', (backend) => {
-  it(
-    'gives exact counts and a complete, exact pagination walk, across restarts and late events',
-    async () => {
-      const places = new RunPlaces(backend);
-      onTestFinished(() => places.drop());
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(fc.array(event, { minLength: 0, maxLength: 25 }), { minLength: 1, maxLength: 5 }),
-          fc.array(query, { minLength: 1, maxLength: 4 }),
-          fc.integer({ min: -1, max: 4 }),
-          async (batches, queries, restartAfter) => {
-            const { location, projectId, release } = await places.next('prj_test');
-            const openStore = opener(location);
-            let { store, service } = await openStore();
-            const reference = new ReferenceAnalytics(TEST_RANGES);
-            // A range that is empty by its bounds (from >= to) is refused before it reaches the store.
-            const valid = queries.flatMap((q) => {
-              const range = toRange(q);
-              return range ? [{ q, range }] : [];
-            });
-            try {
-              for (const [i, batch] of batches.entries()) {
-                const result = await service.ingest(projectId, batch);
-                expect(result.rejected).toEqual([]);
-                expect({ accepted: result.accepted, duplicates: result.duplicates }).toEqual(
-                  reference.add(batch),
-                );
-                // Query between batches so later events land in an index that is already built.
-                for (const { q, range } of valid.slice(i % valid.length, (i % valid.length) + 1)) {
+/**
+ * The store's answers against the brute-force reference on one backend. Each backend's cases run
+ * from a test file of their own (store-properties-<backend>.test.ts), so test workers share them.
+ */
+export function describeStoreProperties(backend: TestAnalyticsBackend): void {
+  describe(`${backend.name} analytics store against a brute-force reference`, () => {
+    it(
+      'gives exact counts and a complete, exact pagination walk, across restarts and late events',
+      async () => {
+        const places = new RunPlaces(backend);
+        onTestFinished(() => places.drop());
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.array(event, { minLength: 0, maxLength: 25 }), { minLength: 1, maxLength: 5 }),
+            fc.array(query, { minLength: 1, maxLength: 4 }),
+            fc.integer({ min: -1, max: 4 }),
+            async (batches, queries, restartAfter) => {
+              const { location, projectId, release } = await places.next('prj_test');
+              const openStore = opener(location);
+              let { store, service } = await openStore();
+              const reference = new ReferenceAnalytics(TEST_RANGES);
+              // A range that is empty by its bounds (from >= to) is refused before it reaches the store.
+              const valid = queries.flatMap((q) => {
+                const range = toRange(q);
+                return range ? [{ q, range }] : [];
+              });
+              try {
+                for (const [i, batch] of batches.entries()) {
+                  const result = await service.ingest(projectId, batch);
+                  expect(result.rejected).toEqual([]);
+                  expect({ accepted: result.accepted, duplicates: result.duplicates }).toEqual(
+                    reference.add(batch),
+                  );
+                  // Query between batches so later events land in an index that is already built.
+                  for (const { q, range } of valid.slice(i % valid.length, (i % valid.length) + 1)) {
+                    await expectSameAnswers(service, reference, projectId, range, q);
+                  }
+                  if (i === restartAfter) {
+                    await store.close();
+                    ({ store, service } = await openStore());
+                  }
+                }
+                for (const { q, range } of valid)
                   await expectSameAnswers(service, reference, projectId, range, q);
-                }
-                if (i === restartAfter) {
-                  await store.close();
-                  ({ store, service } = await openStore());
-                }
+              } finally {
+                await store.close();
+                await release();
               }
-              for (const { q, range } of valid)
-                await expectSameAnswers(service, reference, projectId, range, q);
-            } finally {
-              await store.close();
-              await release();
-            }
-          },
-        ),
-        { numRuns: backend.runs(60) },
-      );
-    },
-    PROPERTY_TIMEOUT_MS,
-  );
-});
+            },
+          ),
+          { numRuns: backend.runs(60) },
+        );
+      },
+      PROPERTY_TIMEOUT_MS,
+    );
+  });
 
-describe.each(ANALYTICS_BACKENDS)(
-  '$name: returning visitors over whole days and clipped edges',
-  (backend) => {
+  describe(`${backend.name}: returning visitors over whole days and clipped edges`, () => {
     const returning: fc.Arbitrary<TestEvent> = fc
       .record({
         day: fc.integer({ min: 0, max: 6 }),
@@ -490,8 +492,8 @@ describe.each(ANALYTICS_BACKENDS)(
       },
       PROPERTY_TIMEOUT_MS,
     );
-  },
-);
+  });
+}
 
 async function expectSameAnswers(
   service: AnalyticsService,

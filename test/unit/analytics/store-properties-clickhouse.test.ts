@@ -1,0 +1,4 @@
+import { analyticsBackend } from '../../helpers/analytics-backends.ts';
+import { describeStoreProperties } from './store-properties.ts';
+
+describeStoreProperties(analyticsBackend('clickhouse'));
