@@ -8,6 +8,7 @@ import { projectAuthenticator } from './auth.ts';
 import { clientIpResolver } from './client-ip.ts';
 import { DASHBOARD_API_PREFIX, dashboardApi, isPublicApiTwin } from './dashboard-api.ts';
 import { installErrorHandling } from './errors.ts';
+import { sharedSerializerFactory } from './response-serializers.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
@@ -53,6 +54,7 @@ export async function buildHttpApp({
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: settings.bodyLimitBytes,
     genReqId: () => randomUUID(),
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Before swagger registers its own hook, so the document shows the closed schemas.
