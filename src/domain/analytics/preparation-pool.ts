@@ -83,7 +83,7 @@ export class PreparationPool {
     this.closed = true;
     const threads = this.threads.splice(0);
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
-    for (const thread of threads) settle(thread, null);
+    for (const thread of threads) handBackPending(thread);
   }
 
   /** A thread with nothing to do, else a new one while below the limit, else the least busy. */
@@ -143,12 +143,13 @@ export class PreparationPool {
   private drop(thread: Thread): void {
     const at = this.threads.indexOf(thread);
     if (at >= 0) this.threads.splice(at, 1);
-    settle(thread, null);
+    handBackPending(thread);
   }
 }
 
-function settle(thread: Thread, result: null): void {
+/** A thread that is gone answers nothing more: its waiting bodies are prepared by the caller. */
+function handBackPending(thread: Thread): void {
   const waiting = [...thread.pending.values()];
   thread.pending.clear();
-  for (const resolve of waiting) resolve(result);
+  for (const resolve of waiting) resolve(null);
 }
