@@ -11,9 +11,9 @@ const CLICKHOUSE = 'test/helpers/clickhouse.global.ts';
 export default defineConfig({
   test: {
     // Vitest's default is one worker fewer than the cores: one file at a time on 2 cores. Most
-    // files wait on Chromium, PostgreSQL, ClickHouse, git or a child process, so a worker per core
-    // keeps both busy (whole suite on 2 cores: 2,649 s serial, 1,156 s with 2 workers; 3 workers
-    // left tests starved past their timeouts).
+    // files wait on Chromium, PostgreSQL, ClickHouse, git or a child process, so at least two run
+    // at once (whole suite on 2 cores: 2,649 s with one worker, 1,156 s with two; three left tests
+    // starved past their timeouts). With more cores, Vitest's default stands.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 30_000,
