@@ -19,6 +19,7 @@ import { dropPostgresBenchSchema, naivePostgres } from './backends/postgres.ts';
 import { type BenchEvent, combinedLine, DAY, generate, jsonLine, START } from './dataset.ts';
 import { MemoryPhases } from './memory-phases.ts';
 import { cpuMs } from './process-cpu.ts';
+import { encodeBodies, sendBatches } from './send-batches.ts';
 import { SERVER_NODE_FLAGS } from './server-node-flags.ts';
 
 // Another backend has a runner of its own (bench/analytics/backends/).
@@ -173,20 +174,25 @@ log(
 // 6. HTTP ingestion into a second project (its index loaded first, so updates are included).
 phase('HTTP ingestion');
 await visitors(server.info.http, server.info.httpAdmin, START, START + DAY);
-const bodies = buildBodies(HTTP_EVENTS, 1000);
+const bodies = encodeBodies(buildBodies(HTTP_EVENTS, 1000));
+const target = { url: server.info.url, projectId: server.info.http, key: server.info.httpKey };
 // CPU time as well as wall time: the server and this client share the machine's cores.
 const serverCpuBefore = cpuMs(server.info.pid);
 const clientCpuBefore = process.cpuUsage();
+// BENCH_SERVER_PHASE_PROF (server.ts): profile the server during this phase only.
+const phaseProfiled = process.env.BENCH_SERVER_PHASE_PROF !== undefined;
+if (phaseProfiled) process.kill(server.info.pid, 'SIGUSR2');
 started = performance.now();
-const accepted = await sendAll(server.info, bodies, 8);
+const accepted = await sendBatches(target, bodies, 8);
 const httpSeconds = (performance.now() - started) / 1000;
+if (phaseProfiled) process.kill(server.info.pid, 'SIGUSR2');
 const clientCpu = process.cpuUsage(clientCpuBefore);
 const serverCpuPerEvent = (((cpuMs(server.info.pid) - serverCpuBefore) * 1000) / accepted).toFixed(1);
 const clientCpuPerEvent = ((clientCpu.user + clientCpu.system) / accepted).toFixed(1);
 log(
   `HTTP ingestion: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after a durable commit); CPU per event: server ${serverCpuPerEvent} µs, this client ${clientCpuPerEvent} µs`,
 );
-const retried = await sendAll(server.info, bodies.slice(0, 20), 4);
+const retried = await sendBatches(target, bodies.slice(0, 20), 4);
 log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);
 
 // 7. Memory.
@@ -359,25 +365,6 @@ function buildBodies(count: number, batch: number): string[] {
   }
   if (events.length > 0) bodies.push(JSON.stringify({ events }));
   return bodies;
-}
-
-async function sendAll(info: ServerInfo, bodies: string[], concurrency: number): Promise<number> {
-  let next = 0;
-  let accepted = 0;
-  const worker = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++] as string;
-      const res = await fetch(`${info.url}/v1/analytics/${info.http}/events`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${info.httpKey}`, 'content-type': 'application/json' },
-        body,
-      });
-      if (res.status !== 202) throw new Error(`ingestion answered ${res.status}: ${await res.text()}`);
-      accepted += ((await res.json()) as { accepted: number }).accepted;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return accepted;
 }
 
 async function duckdbBaseline(): Promise<{ p50: number; loadSeconds: number; answer: unknown }> {

@@ -56,6 +56,24 @@ if (heapSession) {
     includeObjectsCollectedByMinorGC: true,
   });
 }
+// BENCH_SERVER_PHASE_PROF=FILE: a CPU profile of one phase only, started by the first SIGUSR2
+// and written to FILE by the second (run.ts sends them around its HTTP ingestion), so a
+// profile shows that phase without the import's replay and the exports.
+const phaseProfile = process.env.BENCH_SERVER_PHASE_PROF;
+if (phaseProfile) {
+  const cpuSession = new Session();
+  cpuSession.connect();
+  let profiling = false;
+  process.on('SIGUSR2', () => {
+    const step = profiling
+      ? cpuSession
+          .post('Profiler.stop')
+          .then(({ profile }) => writeFileSync(phaseProfile, JSON.stringify(profile)))
+      : cpuSession.post('Profiler.enable').then(() => cpuSession.post('Profiler.start'));
+    profiling = !profiling;
+    step.catch((error: unknown) => process.stderr.write(`phase profile: ${String(error)}\n`));
+  });
+}
 const dataDir = values['data-dir'] ?? '';
 const config = loadConfig({
   DOCWRIGHT_DATA_DIR: dataDir,
@@ -64,6 +82,9 @@ const config = loadConfig({
   // To compare thread counts (0: ingestion prepared on the main thread).
   ...(process.env.DOCWRIGHT_ANALYTICS_PREPARATION_THREADS
     ? { DOCWRIGHT_ANALYTICS_PREPARATION_THREADS: process.env.DOCWRIGHT_ANALYTICS_PREPARATION_THREADS }
+    : {}),
+  ...(process.env.DOCWRIGHT_ANALYTICS_DURABILITY
+    ? { DOCWRIGHT_ANALYTICS_DURABILITY: process.env.DOCWRIGHT_ANALYTICS_DURABILITY }
     : {}),
 });
 const logger = pino({ level: 'silent' });

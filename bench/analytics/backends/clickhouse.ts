@@ -19,6 +19,7 @@ import { startClickHouse } from '../../../test/helpers/clickhouse-server.ts';
 import { DAY, generate, START } from '../dataset.ts';
 import { MemoryPhases } from '../memory-phases.ts';
 import { cpuMs } from '../process-cpu.ts';
+import { encodeBodies, sendBatches } from '../send-batches.ts';
 import { SERVER_NODE_FLAGS } from '../server-node-flags.ts';
 
 const { values } = parseArgs({
@@ -128,19 +129,20 @@ log(
 );
 
 // 4. HTTP ingestion into a second project.
-const bodies = buildBodies(HTTP_EVENTS, 1000);
+const bodies = encodeBodies(buildBodies(HTTP_EVENTS, 1000));
+const target = { url: server.info.url, projectId: server.info.http, key: server.info.httpKey };
 memory.begin('HTTP ingestion');
 // CPU time as well as wall time: on a shared machine the wall time mostly measures the others.
 const cpuBefore = [cpuMs(server.info.pid), cpuMs(clickhouse.pid)];
 started = performance.now();
-const accepted = await sendAll(bodies, 8);
+const accepted = await sendBatches(target, bodies, 8);
 const httpSeconds = (performance.now() - started) / 1000;
 const perEvent = (pid: number, i: number) =>
   (((cpuMs(pid) - (cpuBefore[i] as number)) * 1000) / accepted).toFixed(1);
 log(
   `HTTP ingestion: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after the insert returned); CPU per event: server ${perEvent(server.info.pid, 0)} µs, ClickHouse ${perEvent(clickhouse.pid, 1)} µs`,
 );
-const retried = await sendAll(bodies.slice(0, 20), 4);
+const retried = await sendBatches(target, bodies.slice(0, 20), 4);
 log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);
 
 // 5. Memory: Docwright's process (the goal), and ClickHouse's beside it.
@@ -310,25 +312,6 @@ function buildBodies(count: number, batch: number): string[] {
   }
   if (events.length > 0) bodies.push(JSON.stringify({ events }));
   return bodies;
-}
-
-async function sendAll(list: string[], concurrency: number): Promise<number> {
-  let next = 0;
-  let total = 0;
-  const worker = async () => {
-    while (next < list.length) {
-      const body = list[next++] as string;
-      const res = await fetch(`${server.info.url}/v1/analytics/${server.info.http}/events`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${server.info.httpKey}`, 'content-type': 'application/json' },
-        body,
-      });
-      if (res.status !== 202) throw new Error(`ingestion answered ${res.status}: ${await res.text()}`);
-      total += ((await res.json()) as { accepted: number }).accepted;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return total;
 }
 
 /** The 20-day visitors export as one naive query over the raw events (the store's table). */
