@@ -108,10 +108,10 @@ describe('configuration', () => {
     ]);
     expect(loadConfig({}, '/srv').analytics.collectRateLimitPerMinute).toBe(120);
     expect(loadConfig({}, '/srv').analytics.saltRetentionDays).toBe(7);
-    // One core is left to the thread serving HTTP, at most four threads; none on two cores.
+    // One core is left to the thread serving HTTP, at most four threads; none on one core.
     const threads = loadConfig({}, '/srv').analytics.preparationThreads;
     const cores = availableParallelism();
-    expect(threads).toBe(cores > 2 ? Math.min(4, cores - 1) : 0);
+    expect(threads).toBe(cores >= 2 ? Math.min(4, cores - 1) : 0);
     expect(problemsOf({ DOCWRIGHT_ANALYTICS_PREPARATION_THREADS: '-1' })).toEqual([
       'DOCWRIGHT_ANALYTICS_PREPARATION_THREADS must be at least 0 and at most 64 (got -1)',
     ]);

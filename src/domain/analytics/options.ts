@@ -39,8 +39,8 @@ export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
   collectRateLimitPerMinute: 120,
   durability: 'full',
   file: null,
-  // One core is left to the thread that serves HTTP and stores views. On two cores or fewer a
-  // thread gained nothing at 10 M views (the storing thread is the bottleneck there) and cost
-  // ~70 MB and a third more CPU per event (docs/analytics-engines.md#preparation-threads).
-  preparationThreads: availableParallelism() > 2 ? Math.min(4, availableParallelism() - 1) : 0,
+  // One core is left to the thread that serves HTTP and stores views, so none on one core. On
+  // two, one thread took ingestion at 10 M views from 81–101k to 105–118k events/s
+  // (docs/analytics-engines.md#preparation-threads).
+  preparationThreads: availableParallelism() >= 2 ? Math.min(4, availableParallelism() - 1) : 0,
 };
