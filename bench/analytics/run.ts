@@ -179,13 +179,12 @@ const target = { url: server.info.url, projectId: server.info.http, key: server.
 // CPU time as well as wall time: the server and this client share the machine's cores.
 const serverCpuBefore = cpuMs(server.info.pid);
 const clientCpuBefore = process.cpuUsage();
-// BENCH_SERVER_PHASE_PROF (server.ts): profile the server during this phase only.
-const phaseProfiled = process.env.BENCH_SERVER_PHASE_PROF !== undefined;
-if (phaseProfiled) process.kill(server.info.pid, 'SIGUSR2');
+// The server measures this phase alone (phase-stats.ts; BENCH_SERVER_PHASE_PROF: a profile too).
+process.kill(server.info.pid, 'SIGUSR2');
 started = performance.now();
 const accepted = await sendBatches(target, bodies, 8);
 const httpSeconds = (performance.now() - started) / 1000;
-if (phaseProfiled) process.kill(server.info.pid, 'SIGUSR2');
+process.kill(server.info.pid, 'SIGUSR2');
 const clientCpu = process.cpuUsage(clientCpuBefore);
 const serverCpuPerEvent = (((cpuMs(server.info.pid) - serverCpuBefore) * 1000) / accepted).toFixed(1);
 const clientCpuPerEvent = ((clientCpu.user + clientCpu.system) / accepted).toFixed(1);

@@ -12,6 +12,7 @@ import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import { withClickHouse } from './backends/clickhouse-services.ts';
 import { openPostgresBenchStore } from './backends/postgres.ts';
+import { measurePhaseOnSignal } from './phase-stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,24 +57,9 @@ if (heapSession) {
     includeObjectsCollectedByMinorGC: true,
   });
 }
-// BENCH_SERVER_PHASE_PROF=FILE: a CPU profile of one phase only, started by the first SIGUSR2
-// and written to FILE by the second (run.ts sends them around its HTTP ingestion), so a
-// profile shows that phase without the import's replay and the exports.
-const phaseProfile = process.env.BENCH_SERVER_PHASE_PROF;
-if (phaseProfile) {
-  const cpuSession = new Session();
-  cpuSession.connect();
-  let profiling = false;
-  process.on('SIGUSR2', () => {
-    const step = profiling
-      ? cpuSession
-          .post('Profiler.stop')
-          .then(({ profile }) => writeFileSync(phaseProfile, JSON.stringify(profile)))
-      : cpuSession.post('Profiler.enable').then(() => cpuSession.post('Profiler.start'));
-    profiling = !profiling;
-    step.catch((error: unknown) => process.stderr.write(`phase profile: ${String(error)}\n`));
-  });
-}
+// The phase run.ts marks with SIGUSR2 (its HTTP ingestion), measured alone (phase-stats.ts);
+// BENCH_SERVER_PHASE_PROF=FILE: with a CPU profile of it, written to FILE.
+measurePhaseOnSignal(process.env.BENCH_SERVER_PHASE_PROF);
 const dataDir = values['data-dir'] ?? '';
 const config = loadConfig({
   DOCWRIGHT_DATA_DIR: dataDir,
