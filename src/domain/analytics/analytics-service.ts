@@ -8,6 +8,7 @@ import { type IncomingEvent, Ingestor, type IngestResult } from './ingest.ts';
 import { DEFAULT_ANALYTICS_OPTIONS } from './options.ts';
 import { changePageRules, type PageRuleSet } from './page-rules.ts';
 import { PreparationPool } from './preparation-pool.ts';
+import { decodePreparedBatch } from './prepared-batch.ts';
 import type { Interval, PageParams } from './query-params.ts';
 import {
   type AnalyticsSettings,
@@ -159,9 +160,14 @@ export class AnalyticsService {
     if (!this.pool) return null;
     const settings = await this.settingsStore.settings(projectId);
     const now = this.clock().getTime();
-    const result = await this.pool.prepare(projectId, body, settings, now, this.maxBatch);
-    if (!result) return null;
-    return this.ingestor.append(projectId, result.prepared, result.rejected);
+    const batch = await this.pool.prepare(projectId, body, settings, now, this.maxBatch);
+    if (!batch) return null;
+    if (this.store.appendColumns) {
+      const { accepted, duplicates } = await this.store.appendColumns(projectId, batch);
+      return { accepted, duplicates, rejected: batch.rejected };
+    }
+    const { prepared, rejected } = decodePreparedBatch(batch);
+    return this.ingestor.append(projectId, prepared, rejected);
   }
 
   /** For log import: larger batches, same pipeline. */

@@ -1,10 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import type { CrawlerRanges } from './crawler-ranges.ts';
 import type { SaltRotation, SaltSource } from './identity.ts';
-import type { EventRejection, PreparationSettings } from './ingest.ts';
+import type { PreparationSettings } from './ingest.ts';
 import type { PoolReply, PoolRequest, PreparationThreadData } from './preparation-messages.ts';
-import { decodePreparedBatch } from './prepared-batch.ts';
-import type { PreparedEvent } from './store.ts';
+import type { PreparedBatch } from './prepared-batch.ts';
 
 export interface PreparationPoolOptions {
   /** Threads at most; each starts when the load first needs it. */
@@ -18,11 +17,9 @@ export interface PreparationPoolOptions {
   onThreadError?: (error: Error) => void;
 }
 
-export type PreparedBody = { prepared: PreparedEvent[]; rejected: EventRejection[] };
-
 interface Thread {
   worker: Worker;
-  pending: Map<number, (result: PreparedBody | null) => void>;
+  pending: Map<number, (result: PreparedBatch | null) => void>;
 }
 
 /**
@@ -45,8 +42,9 @@ export class PreparationPool {
   }
 
   /**
-   * The body's events, prepared; null when the body is not a plain `{ "events": [...] }` of at
-   * most `maxBatch` events, or a thread failed: the caller then parses and prepares it itself.
+   * The body's events, prepared, as the thread sent them (columns: see PreparedColumns; decode
+   * them with `decodePreparedBatch`); null when the body is not a plain `{ "events": [...] }` of
+   * at most `maxBatch` events, or a thread failed: the caller then parses and prepares it itself.
    */
   prepare(
     projectId: string,
@@ -54,7 +52,7 @@ export class PreparationPool {
     settings: PreparationSettings,
     now: number,
     maxBatch: number,
-  ): Promise<PreparedBody | null> {
+  ): Promise<PreparedBatch | null> {
     if (this.closed) return Promise.resolve(null);
     const thread = this.leastBusy();
     const id = this.nextId++;
@@ -133,7 +131,7 @@ export class PreparationPool {
     thread.pending.delete(reply.id);
     if (reply.kind === 'prepared') {
       this.batchesPrepared++;
-      resolve(decodePreparedBatch(reply.batch));
+      resolve(reply.batch);
     } else {
       if (reply.kind === 'failed') this.options.onThreadError?.(new Error(reply.message));
       resolve(null);

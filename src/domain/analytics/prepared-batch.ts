@@ -1,35 +1,22 @@
 import { CATEGORIES, type Category, PURPOSES, type Purpose } from './categories.ts';
 import { VISITOR_KEY_BYTES } from './identity.ts';
 import type { EventRejection } from './ingest.ts';
-import type { PreparedEvent } from './store.ts';
+import type { PreparedColumns, PreparedEvent } from './store.ts';
 
 /**
- * A batch of prepared events as a preparation thread posts it: columns of typed arrays (moved,
- * not copied) and tables of the distinct strings. Structured clone of the event objects
- * themselves costs the receiving thread ~2 µs an event, more than preparing them; this costs
- * it ~0.4 µs, and the strings a batch repeats (user agents, pages, agents) cross once.
+ * A batch of prepared events as a preparation thread posts it: the columns (see
+ * PreparedColumns: typed arrays, moved, not copied, and tables of the distinct strings) and the
+ * rejected events. Structured clone of the event objects themselves costs the receiving thread
+ * ~2 µs an event, more than preparing them; this costs it ~0.4 µs to decode, or nothing for a
+ * store that takes the columns (`AnalyticsStore.appendColumns`), and the strings a batch
+ * repeats (user agents, pages, agents) cross once.
  */
-export interface PreparedBatch {
-  count: number;
-  timestamps: Float64Array;
-  /** VISITOR_KEY_BYTES per event. */
-  visitorKeys: Uint8Array;
-  /** The event keys, concatenated (latin1); `eventKeyLengths` -1 where an event has none. */
-  eventKeys: string;
-  eventKeyLengths: Int32Array;
-  /** Per event: category (low 3 bits), purpose + 1 (next 3 bits), verified (bit 6). */
-  codes: Uint8Array;
-  flags: Uint8Array;
-  classifierVersions: Uint16Array;
-  /** HTTP status, -1 for none. */
-  statuses: Int16Array;
-  strings: string[];
-  /** Per event, indexes into `strings`: path, user agent, agent, referrer (-1 for none). */
-  stringRefs: Int32Array;
+export interface PreparedBatch extends PreparedColumns {
   rejected: EventRejection[];
 }
 
-const STRING_FIELDS = 4;
+/** Per event in `stringRefs`: path, user agent, agent, referrer. */
+export const STRING_FIELDS = 4;
 
 /** The batch, and the buffers to move with it (`postMessage(batch, transfer)`). */
 export function encodePreparedBatch(

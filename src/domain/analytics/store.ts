@@ -14,6 +14,12 @@ export interface AnalyticsStore {
    * `eventKey` is already stored are counted as duplicates and not stored again.
    */
   append(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult>;
+  /**
+   * Appends a preparation thread's events as they arrive, in columns, exactly as `append`
+   * appends them decoded (`decodePreparedBatch`), without an object per event. Optional: a
+   * store without it is given the decoded events.
+   */
+  appendColumns?(projectId: string, columns: PreparedColumns): Promise<AppendResult>;
   /** Distinct visitors per page, or views per page with `measure: 'views'`. */
   pages(projectId: string, query: PageQuery): Promise<PageReport>;
   timeSeries(projectId: string, query: SeriesQuery): Promise<SeriesPoint[]>;
@@ -79,6 +85,32 @@ export interface PreparedEvent {
    * Decided at ingest: the IP is not stored, so reclassification keeps it as it is.
    */
   verified: boolean;
+}
+
+/**
+ * Prepared events as columns of typed arrays, and tables of the distinct strings, the form in
+ * which a preparation thread hands them over (see prepared-batch.ts, which encodes and decodes
+ * it). Event i is:
+ * - `timestamp`: `timestamps[i]`; `visitorKey`: bytes [16·i, 16·(i + 1)) of `visitorKeys`;
+ * - `eventKey`: the next `eventKeyLengths[i]` characters of `eventKeys`, null where that is −1;
+ * - `codes[i]`: the category's index in CATEGORIES (low 3 bits), the purpose's index in
+ *   PURPOSES + 1 (next 3 bits, 0 for none), verified (bit 6);
+ * - `flags[i]`, `classifierVersions[i]`, `status`: `statuses[i]`, null where it is −1;
+ * - path, user agent, agent, referrer: `strings[stringRefs[4·i + k]]`, k = 0..3 (−1: a null
+ *   referrer).
+ */
+export interface PreparedColumns {
+  count: number;
+  timestamps: Float64Array;
+  visitorKeys: Uint8Array;
+  eventKeys: string;
+  eventKeyLengths: Int32Array;
+  codes: Uint8Array;
+  flags: Uint8Array;
+  classifierVersions: Uint16Array;
+  statuses: Int16Array;
+  strings: string[];
+  stringRefs: Int32Array;
 }
 
 export const EVENT_FLAGS = { markdownPath: 1, acceptsMarkdown: 2, llmsTxt: 4 } as const;

@@ -8,6 +8,7 @@ import type {
   BreakdownQuery,
   PageQuery,
   PageReport,
+  PreparedColumns,
   PreparedEvent,
   Reclassifier,
   ReclassifyResult,
@@ -19,12 +20,13 @@ import type {
 } from '../../../domain/analytics/store.ts';
 import { type Clock, systemClock } from '../../../domain/clock.ts';
 import { AnalyticsDatabase } from './analytics-database.ts';
+import { type EncodedBatch, encodeBatch } from './chunk-encoding.ts';
 import { dayId, EventKeyCache } from './event-keys.ts';
 import { ProjectIndexes } from './project-indexes.ts';
 import { RangeQueries } from './range-queries.ts';
 import { reclassifyViews } from './reclassify.ts';
 import { countProjectViews, scanViews } from './scan.ts';
-import { type EncodedBatch, encodeBatch, type PendingAppend, WriteQueue } from './write-queue.ts';
+import { type PendingAppend, WriteQueue } from './write-queue.ts';
 
 export interface EmbeddedStoreOptions {
   /** The analytics SQLite file, e.g. `<data dir>/analytics.sqlite`. */
@@ -97,6 +99,12 @@ export class EmbeddedAnalyticsStore
     if (this.closed) return Promise.reject(new Error('The analytics store is closed'));
     if (events.length === 0) return Promise.resolve({ accepted: 0, duplicates: 0 });
     return this.queue.push(projectId, events);
+  }
+
+  appendColumns(projectId: string, columns: PreparedColumns): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('The analytics store is closed'));
+    if (columns.count === 0) return Promise.resolve({ accepted: 0, duplicates: 0 });
+    return this.queue.push(projectId, columns);
   }
 
   async pages(projectId: string, query: PageQuery): Promise<PageReport> {

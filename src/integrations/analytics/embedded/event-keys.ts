@@ -15,12 +15,15 @@ export function dayId(project: number, day: number): number {
  * the little-endian words of its first 8 bytes; (0, 0) means "no key", so it becomes (1, 0).
  */
 export function eventKeyWords(key: string): [lo: number, hi: number] {
-  const lo =
-    (key.charCodeAt(0) | (key.charCodeAt(1) << 8) | (key.charCodeAt(2) << 16) | (key.charCodeAt(3) << 24)) >>>
-    0;
-  const hi =
-    (key.charCodeAt(4) | (key.charCodeAt(5) << 8) | (key.charCodeAt(6) << 16) | (key.charCodeAt(7) << 24)) >>>
-    0;
+  return eventKeyWordsAt(key, 0, key.length);
+}
+
+/** `eventKeyWords` of the `length` characters at `at` of `keys` (a batch's keys, concatenated). */
+export function eventKeyWordsAt(keys: string, at: number, length: number): [lo: number, hi: number] {
+  // A key shorter than 8 bytes reads as zeros past its end, not as the next key's bytes.
+  const byte = (i: number) => (i < length ? keys.charCodeAt(at + i) : 0);
+  const lo = (byte(0) | (byte(1) << 8) | (byte(2) << 16) | (byte(3) << 24)) >>> 0;
+  const hi = (byte(4) | (byte(5) << 8) | (byte(6) << 16) | (byte(7) << 24)) >>> 0;
   return lo === 0 && hi === 0 ? [1, 0] : [lo, hi];
 }
 

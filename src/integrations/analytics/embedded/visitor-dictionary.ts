@@ -140,9 +140,18 @@ export class VisitorDictionary {
 
   /** The number for `key`, assigned if new. Call inside a write transaction, after `sync`. */
   idFor(key: Buffer): number {
-    const period = key.readUInt32BE(0);
+    return this.idForAt(key, 0);
+  }
+
+  /** `idFor` of the key at bytes [at, at + 16) of `keys` (a batch's keys, side by side). */
+  idForAt(keys: Buffer, at: number): number {
+    const period = keys.readUInt32BE(at);
     if (period !== 0 && period < this.recentFrom) this.loadOlder();
-    let no = this.get(key);
+    const k0 = keys.readUInt32LE(at);
+    const k1 = keys.readUInt32LE(at + 4);
+    const k2 = keys.readUInt32LE(at + 8);
+    const k3 = keys.readUInt32LE(at + 12);
+    let no = this.find(k0, k1, k2, k3);
     if (no === 0) {
       no = this.known + 1;
       const block = Math.floor((no - 1) / BLOCK_KEYS);
@@ -151,9 +160,9 @@ export class VisitorDictionary {
         this.tailBlock = block;
         this.tail.fill(0);
       }
-      key.copy(this.tail, ((no - 1) % BLOCK_KEYS) * KEY_BYTES, 0, KEY_BYTES);
+      keys.copy(this.tail, ((no - 1) % BLOCK_KEYS) * KEY_BYTES, at, at + KEY_BYTES);
       this.tailDirty = true;
-      this.put(key, no);
+      this.put(k0, k1, k2, k3, no);
       this.known = no;
       this.dirty = true;
     }
@@ -270,10 +279,6 @@ export class VisitorDictionary {
   }
 
   /** The key's number, or 0. Slots are 5 words: the key's four, then its number. */
-  private get(key: Buffer): number {
-    return this.find(key.readUInt32LE(0), key.readUInt32LE(4), key.readUInt32LE(8), key.readUInt32LE(12));
-  }
-
   private find(k0: number, k1: number, k2: number, k3: number): number {
     const t = this.table;
     let slot = this.slotOf(k1, k2);
@@ -286,11 +291,11 @@ export class VisitorDictionary {
     }
   }
 
-  private put(key: Buffer, no: number): void {
+  private put(k0: number, k1: number, k2: number, k3: number, no: number): void {
     if (this.size + 1 > this.capacity * MAX_LOAD) {
       this.resize(Math.max(tableCapacity(this.size + 1), Math.ceil(this.capacity * 1.25)));
     }
-    this.place(key.readUInt32LE(0), key.readUInt32LE(4), key.readUInt32LE(8), key.readUInt32LE(12), no);
+    this.place(k0, k1, k2, k3, no);
   }
 
   private place(k0: number, k1: number, k2: number, k3: number, no: number): void {
