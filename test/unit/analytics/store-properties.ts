@@ -410,34 +410,7 @@ export function describeStoreProperties(backend: TestAnalyticsBackend): void {
             fc.array(fc.array(returning, { minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 4 }),
             fc.array(fc.record({ from: wholeDay, to: wholeDay }), { minLength: 1, maxLength: 4 }),
             fc.integer({ min: -1, max: 3 }),
-            async (batches, ranges, restartAfter) => {
-              const { location, projectId, release } = await places.next('p');
-              const openStore = opener(location);
-              let { store, service } = await openStore();
-              const reference = new ReferenceAnalytics(TEST_RANGES);
-              try {
-                for (const [i, batch] of batches.entries()) {
-                  await service.ingest(projectId, batch);
-                  reference.add(batch);
-                  for (const range of ranges.map(toRange).filter((r) => r !== null)) {
-                    const q = {
-                      measure: 'visitors' as const,
-                      limit: 2,
-                      countAiCrawlersAsAi: i % 3 === 2,
-                      verifiedOnly: i % 2 === 1,
-                    };
-                    await expectSameAnswers(service, reference, projectId, range, q);
-                  }
-                  if (i === restartAfter) {
-                    await store.close();
-                    ({ store, service } = await openStore());
-                  }
-                }
-              } finally {
-                await store.close();
-                await release();
-              }
-            },
+            (batches, ranges, restartAfter) => ingestAndCompare(places, batches, ranges, restartAfter),
           ),
           { numRuns: backend.runs(80) },
         );
@@ -458,34 +431,7 @@ export function describeStoreProperties(backend: TestAnalyticsBackend): void {
             }),
             fc.array(fc.record({ from: clippedBound, to: clippedBound }), { minLength: 1, maxLength: 4 }),
             fc.integer({ min: -1, max: 3 }),
-            async (batches, ranges, restartAfter) => {
-              const { location, projectId, release } = await places.next('p');
-              const openStore = opener(location);
-              let { store, service } = await openStore();
-              const reference = new ReferenceAnalytics(TEST_RANGES);
-              try {
-                for (const [i, batch] of batches.entries()) {
-                  await service.ingest(projectId, batch);
-                  reference.add(batch);
-                  for (const range of ranges.map(toRange).filter((r) => r !== null)) {
-                    const q = {
-                      measure: 'visitors' as const,
-                      limit: 2,
-                      countAiCrawlersAsAi: i % 3 === 2,
-                      verifiedOnly: i % 2 === 1,
-                    };
-                    await expectSameAnswers(service, reference, projectId, range, q);
-                  }
-                  if (i === restartAfter) {
-                    await store.close();
-                    ({ store, service } = await openStore());
-                  }
-                }
-              } finally {
-                await store.close();
-                await release();
-              }
-            },
+            (batches, ranges, restartAfter) => ingestAndCompare(places, batches, ranges, restartAfter),
           ),
           { numRuns: backend.runs(150) },
         );
@@ -493,6 +439,45 @@ export function describeStoreProperties(backend: TestAnalyticsBackend): void {
       PROPERTY_TIMEOUT_MS,
     );
   });
+}
+
+/**
+ * One run of the restart properties: ingests the batches in order, after each compares every
+ * range with the reference (the selection varying by batch), and restarts the store after batch
+ * `restartAfter` (−1: never).
+ */
+async function ingestAndCompare(
+  places: RunPlaces,
+  batches: TestEvent[][],
+  ranges: Array<{ from: { text: string } | null; to: { text: string } | null }>,
+  restartAfter: number,
+): Promise<void> {
+  const { location, projectId, release } = await places.next('p');
+  const openStore = opener(location);
+  let { store, service } = await openStore();
+  const reference = new ReferenceAnalytics(TEST_RANGES);
+  try {
+    for (const [i, batch] of batches.entries()) {
+      await service.ingest(projectId, batch);
+      reference.add(batch);
+      for (const range of ranges.map(toRange).filter((r) => r !== null)) {
+        const q = {
+          measure: 'visitors' as const,
+          limit: 2,
+          countAiCrawlersAsAi: i % 3 === 2,
+          verifiedOnly: i % 2 === 1,
+        };
+        await expectSameAnswers(service, reference, projectId, range, q);
+      }
+      if (i === restartAfter) {
+        await store.close();
+        ({ store, service } = await openStore());
+      }
+    }
+  } finally {
+    await store.close();
+    await release();
+  }
 }
 
 async function expectSameAnswers(
