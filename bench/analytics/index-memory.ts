@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { PreparedEvent } from '../../src/domain/analytics/store.ts';
+import { CompactVisitorSet } from '../../src/integrations/analytics/embedded/compact-set.ts';
 import type { DayIndex } from '../../src/integrations/analytics/embedded/day-index.ts';
 import { EmbeddedAnalyticsStore } from '../../src/integrations/analytics/embedded/embedded-store.ts';
 import type { KeySet } from '../../src/integrations/analytics/embedded/key-set.ts';
@@ -42,8 +43,9 @@ const query = (projectId: string) =>
 type Any = any;
 const MB = (n: number) => (n / 1e6).toFixed(1);
 
-function setBytes(set: VisitorSet | null | undefined): number {
+function setBytes(set: VisitorSet | CompactVisitorSet | null | undefined): number {
   if (!set) return 0;
+  if (set instanceof CompactVisitorSet) return set.byteLength;
   const dense = (set as Any).dense as Int32Array | null;
   return set.values.byteLength + (dense ? dense.byteLength : 0);
 }

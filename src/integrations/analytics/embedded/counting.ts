@@ -1,15 +1,9 @@
 import type { Counts, PurposeSplit } from '../../../domain/analytics/store.ts';
+import { type CompactVisitorSet, membersOf } from './compact-set.ts';
 import { type DayIndex, firstSince, type PageEntry } from './day-index.ts';
 import { LIST_SIDES, type Selection } from './index-layout.ts';
-
-/** Visitor numbers (repeats allowed) with a view count: a VisitorSet or a PrevList. */
-export interface Members {
-  values: Uint32Array;
-  length: number;
-  views: number;
-  /** The members as a bitmap, if the set keeps one for a union over `words` words (VisitorSet.bits). */
-  bits?(words: number): Int32Array | null;
-}
+import type { Members } from './members.ts';
+import type { VisitorSet } from './visitor-set.ts';
 
 /** Human, the ai side, and their union. */
 export interface SideCounts {
@@ -57,13 +51,15 @@ export function unionCounts(
     const bits = set.bits?.(words);
     if (bits) {
       // Dense: a word at a time.
-      members += words;
+      members += bits.length;
+      const from = set.firstWord ?? 0;
       for (let w = 0; w < bits.length; w++) {
-        const fresh = (bits[w] as number) & ~(seenHuman[w] as number);
+        const at = from + w;
+        const fresh = (bits[w] as number) & ~(seenHuman[at] as number);
         if (fresh === 0) continue;
-        seenHuman[w] = (seenHuman[w] as number) | fresh;
+        seenHuman[at] = (seenHuman[at] as number) | fresh;
         human += popcount(fresh);
-        total += popcount(fresh & ~(seenAi[w] as number));
+        total += popcount(fresh & ~(seenAi[at] as number));
       }
       continue;
     }
@@ -85,13 +81,15 @@ export function unionCounts(
   for (const set of aiSets) {
     const bits = set.bits?.(words);
     if (bits) {
-      members += words;
+      members += bits.length;
+      const from = set.firstWord ?? 0;
       for (let w = 0; w < bits.length; w++) {
-        const fresh = (bits[w] as number) & ~(seenAi[w] as number);
+        const at = from + w;
+        const fresh = (bits[w] as number) & ~(seenAi[at] as number);
         if (fresh === 0) continue;
-        seenAi[w] = (seenAi[w] as number) | fresh;
+        seenAi[at] = (seenAi[at] as number) | fresh;
         ai += popcount(fresh);
-        total += popcount(fresh & ~(seenHuman[w] as number));
+        total += popcount(fresh & ~(seenHuman[at] as number));
       }
       continue;
     }
@@ -110,17 +108,29 @@ export function unionCounts(
       }
     }
   }
-  // Leave the bitmaps clear for the next union: wipe them whole or word by word, whichever is less.
+  // Leave the bitmaps clear for the next union: wipe them whole or set by set, whichever is less.
   if (members * 2 > words) {
     seenHuman.fill(0, 0, words);
     seenAi.fill(0, 0, words);
   } else {
-    for (const set of humanSets)
-      for (let i = 0; i < set.length; i++) seenHuman[(set.values[i] as number) >>> 5] = 0;
-    for (const set of aiSets)
-      for (let i = 0; i < set.length; i++) seenAi[(set.values[i] as number) >>> 5] = 0;
+    wipe(seenHuman, humanSets, words);
+    wipe(seenAi, aiSets, words);
   }
   return { human, ai, total };
+}
+
+/** Zeroes the words of `seen` that the sets' members marked. */
+function wipe(seen: Int32Array, sets: readonly Members[], words: number): void {
+  for (const set of sets) {
+    const bits = set.bits?.(words);
+    if (bits) {
+      const from = set.firstWord ?? 0;
+      seen.fill(0, from, from + bits.length);
+      continue;
+    }
+    const values = set.values;
+    for (let i = 0; i < set.length; i++) seen[(values[i] as number) >>> 5] = 0;
+  }
 }
 
 /** Set bits of a 32-bit word. */
@@ -189,21 +199,25 @@ export function segmentOf(page: PageEntry, segment: number): Members | null {
   return segment < LIST_SIDES ? (page.lists[segment] ?? null) : (page.sets[segment - LIST_SIDES] ?? null);
 }
 
-/** The sets of `slots` that exist, from one of a day's arrays of sets. */
-export function pick<T>(sets: ReadonlyArray<T | null>, slots: readonly number[], into: T[]): void {
+/** The members of the sets of `slots` that exist, from one of a day's arrays of sets. */
+export function pick(
+  sets: ReadonlyArray<VisitorSet | CompactVisitorSet | null>,
+  slots: readonly number[],
+  into: Members[],
+): void {
   for (const slot of slots) {
     const set = sets[slot];
-    if (set) into.push(set);
+    if (set) into.push(membersOf(set));
   }
 }
 
-/** `pick` for each purpose: `into[p]` gets the sets of `slots[p]`. */
-export function pickEach<T>(
-  sets: ReadonlyArray<T | null>,
+/** `pick` for each purpose: `into[p]` gets the members of the sets of `slots[p]`. */
+export function pickEach(
+  sets: ReadonlyArray<VisitorSet | CompactVisitorSet | null>,
   slots: ReadonlyArray<readonly number[]>,
-  into: T[][],
+  into: Members[][],
 ): void {
-  for (let p = 0; p < slots.length; p++) pick(sets, slots[p] as number[], into[p] as T[]);
+  for (let p = 0; p < slots.length; p++) pick(sets, slots[p] as number[], into[p] as Members[]);
 }
 
 /**

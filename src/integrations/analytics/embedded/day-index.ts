@@ -1,3 +1,4 @@
+import { CompactVisitorSet, expanded, membersOf } from './compact-set.ts';
 import type { QuarterCarrier, Quarters } from './edge-quarters.ts';
 import {
   AI,
@@ -22,6 +23,7 @@ import {
   SIDE_PURPOSE,
   SIDE_TOTAL,
 } from './index-layout.ts';
+import type { Members } from './members.ts';
 import { type LastSeen, PrevList, type Seen } from './prev-list.ts';
 import { VisitorSet } from './visitor-set.ts';
 
@@ -102,14 +104,19 @@ export class DayIndex {
   /** Open days: one entry per page. Closed days keep `packed` instead (and this is empty). */
   readonly pages = new Map<number, PageEntry>();
   packed: PackedPages | null = null;
-  /** Indexed by `categorySlot`. */
-  readonly categories: Array<VisitorSet | null> = new Array(CATEGORY_SLOTS).fill(null);
-  /** Indexed by `purposeSlot`. */
-  readonly purposes: Array<VisitorSet | null> = new Array(PURPOSE_SLOTS).fill(null);
-  /** Keyed by `agentKey`. */
-  readonly agents = new Map<number, VisitorSet>();
-  /** Indexed by hour · HOUR_SLOTS + hour slot. */
-  readonly hours: Array<VisitorSet | null> = new Array(24 * HOUR_SLOTS).fill(null);
+  /** Indexed by `categorySlot`. Dense ones are bitmaps while the day is packed (see compactSets). */
+  readonly categories: Array<VisitorSet | CompactVisitorSet | null> = new Array(CATEGORY_SLOTS).fill(null);
+  /** Indexed by `purposeSlot`. Dense ones are bitmaps while the day is packed (see compactSets). */
+  readonly purposes: Array<VisitorSet | CompactVisitorSet | null> = new Array(PURPOSE_SLOTS).fill(null);
+  /** Keyed by `agentKey`. Compact while the day is packed (see compactSets): read with agentMembers. */
+  readonly agents = new Map<number, VisitorSet | CompactVisitorSet>();
+  /**
+   * Indexed by hour · HOUR_SLOTS + hour slot. Compact while the day is packed (see
+   * compactSets): read with hourMembers.
+   */
+  readonly hours: Array<VisitorSet | CompactVisitorSet | null> = new Array(24 * HOUR_SLOTS).fill(null);
+  /** Whether `agents` and `hours` hold compact sets. */
+  private compacted = false;
   /**
    * A list may hold a visitor twice: a late view was added before the previous visits were
    * rebuilt (see rebuildPrevs, which removes the repeats and clears this).
@@ -134,23 +141,26 @@ export class DayIndex {
     verified: boolean,
   ): void {
     if (this.packed) this.unpack();
+    if (this.compacted) this.expandSets();
     if (seq > this.lastSeq) this.lastSeq = seq;
-    addTo(this.categories, categorySlot(category, verified), visitor);
+    addTo(this.categories as Array<VisitorSet | null>, categorySlot(category, verified), visitor);
     const key = agentKey(agent, category, verified);
-    let agentSet = this.agents.get(key);
+    let agentSet = this.agents.get(key) as VisitorSet | undefined;
     if (!agentSet) {
       agentSet = new VisitorSet();
       this.agents.set(key, agentSet);
     }
     agentSet.add(visitor);
     const withPurpose = countsPurpose(category, purpose);
-    if (withPurpose) addTo(this.purposes, purposeSlot(purpose, verified), visitor);
+    if (withPurpose)
+      addTo(this.purposes as Array<VisitorSet | null>, purposeSlot(purpose, verified), visitor);
 
     const hourSlot = hourCategorySlot(category, verified);
     if (hourSlot < 0) return;
     const hour = Math.floor((ts - this.day * DAY_MS) / HOUR_MS);
-    addTo(this.hours, hour * HOUR_SLOTS + hourSlot, visitor);
-    if (withPurpose) addTo(this.hours, hour * HOUR_SLOTS + hourPurposeSlot(purpose, verified), visitor);
+    const hours = this.hours as Array<VisitorSet | null>;
+    addTo(hours, hour * HOUR_SLOTS + hourSlot, visitor);
+    if (withPurpose) addTo(hours, hour * HOUR_SLOTS + hourPurposeSlot(purpose, verified), visitor);
 
     let page = this.pages.get(path);
     if (!page) {
@@ -219,6 +229,51 @@ export class DayIndex {
   trim(): void {
     for (const set of this.allSets()) set.trim();
     this.pack();
+  }
+
+  /** The members of an hour slot (hour · HOUR_SLOTS + slot), for counting (see membersOf). */
+  hourMembers(slot: number): Members | null {
+    const set = this.hours[slot];
+    return set ? membersOf(set) : null;
+  }
+
+  /** The agent sets' members by `agentKey`, for counting (see membersOf). */
+  *agentMembers(): Generator<[number, Members]> {
+    for (const [key, set] of this.agents) yield [key, membersOf(set)];
+  }
+
+  /**
+   * Stores the hour and agent sets compactly, and the dense category and purpose sets as bitmaps
+   * (compact-set.ts): done when the day is packed, so for the days that no longer change;
+   * undone by the next view.
+   */
+  compactSets(): void {
+    if (this.compacted) return;
+    for (const sets of [this.categories, this.purposes]) {
+      for (let i = 0; i < sets.length; i++) {
+        const set = sets[i];
+        if (set instanceof VisitorSet) sets[i] = CompactVisitorSet.ofDense(set);
+      }
+    }
+    for (let i = 0; i < this.hours.length; i++) {
+      const set = this.hours[i];
+      if (set instanceof VisitorSet) this.hours[i] = CompactVisitorSet.of(set);
+    }
+    for (const [key, set] of this.agents) {
+      if (set instanceof VisitorSet) this.agents.set(key, CompactVisitorSet.of(set));
+    }
+    this.compacted = true;
+  }
+
+  private expandSets(): void {
+    for (const sets of [this.categories, this.purposes, this.hours]) {
+      for (let i = 0; i < sets.length; i++) {
+        const set = sets[i];
+        if (set) sets[i] = expanded(set);
+      }
+    }
+    for (const [key, set] of this.agents) this.agents.set(key, expanded(set));
+    this.compacted = false;
   }
 
   /** Every page with its segments, whichever form the day is in (packed pages are views, not copies). */
@@ -297,6 +352,7 @@ export class DayIndex {
     packed.offsets[n * LIST_SIDES] = at;
     this.packed = packed;
     this.pages.clear();
+    this.compactSets();
   }
 
   /** Back to one entry per page, with copies that can grow: a late view for a closed day. */
@@ -313,12 +369,12 @@ export class DayIndex {
   }
 
   *allSets(): Generator<VisitorSet> {
-    for (const set of this.categories) if (set) yield set;
-    for (const set of this.purposes) if (set) yield set;
-    for (const set of this.agents.values()) yield set;
+    for (const set of this.categories) if (set instanceof VisitorSet) yield set;
+    for (const set of this.purposes) if (set instanceof VisitorSet) yield set;
+    for (const set of this.agents.values()) if (set instanceof VisitorSet) yield set;
     for (const page of this.pages.values()) for (const set of page.sets) if (set) yield set;
     if (this.packed) for (const sets of this.packed.sets.values()) for (const set of sets) if (set) yield set;
-    for (const set of this.hours) if (set) yield set;
+    for (const set of this.hours) if (set instanceof VisitorSet) yield set;
   }
 }
 

@@ -20,13 +20,13 @@ import {
   type EdgeViews,
   type QuarterEdge,
 } from './clipped-count.ts';
+import { membersOf } from './compact-set.ts';
 import {
   countPages,
   countsOf,
   countTotals,
   distinctCount,
   Marks,
-  type Members,
   NO_COUNTS,
   type PageCount,
   pick,
@@ -49,11 +49,11 @@ import {
   SIDE_PURPOSE,
   selection,
 } from './index-layout.ts';
+import type { Members } from './members.ts';
 import { type CachedPages, PageCache } from './page-cache.ts';
 import type { ProjectIndex } from './project-index.ts';
 import { planRange, type RangePart, type RangePlan } from './range-plan.ts';
 import { ViewCursor } from './record.ts';
-import type { VisitorSet } from './visitor-set.ts';
 
 /** What the queries need of the engine. */
 export interface QuerySource {
@@ -123,10 +123,16 @@ export class RangeQueries {
         pickEach(segment.purposes, select.day.purposes, purposes);
       } else if (segment) {
         const base = Math.floor((start % DAY_MS) / HOUR_MS) * HOUR_SLOTS;
-        const at = (slots: readonly number[]) => slots.map((slot) => base + slot);
-        pick(segment.hours, at(select.hour.human), human);
-        pick(segment.hours, at(select.hour.ai), ai);
-        pickEach(segment.hours, select.hour.purposes.map(at), purposes);
+        const hour = (slots: readonly number[], into: Members[]) => {
+          for (const slot of slots) {
+            const set = segment.hourMembers(base + slot);
+            if (set) into.push(set);
+          }
+        };
+        hour(select.hour.human, human);
+        hour(select.hour.ai, ai);
+        for (let p = 0; p < purposes.length; p++)
+          hour(select.hour.purposes[p] as number[], purposes[p] as Members[]);
       }
       points.push({
         start: Math.max(start, plan.from),
@@ -151,14 +157,14 @@ export class RangeQueries {
     const universe = db.visitorUniverse();
     const verifiedOnly = query.verifiedOnly;
     // Each set goes to the category the query counts it as (unverified agents may be bots).
-    const byCategory: VisitorSet[][] = Array.from({ length: CATEGORY_COUNT }, () => []);
+    const byCategory: Members[][] = Array.from({ length: CATEGORY_COUNT }, () => []);
     for (const segment of plan.segments()) {
       for (let slot = 0; slot < CATEGORY_SLOTS; slot++) {
         const set = segment.categories[slot];
         if (!set) continue;
         const category = slot % CATEGORY_COUNT;
         const verified = slot >= CATEGORY_COUNT;
-        (byCategory[countedCode(category, verified, verifiedOnly)] as VisitorSet[]).push(set);
+        (byCategory[countedCode(category, verified, verifiedOnly)] as Members[]).push(membersOf(set));
       }
     }
     byCategory.forEach((sets, code) => {
@@ -169,10 +175,10 @@ export class RangeQueries {
       });
     });
     // Keyed by agent * 8 + counted category; the operators' sets by operator.
-    const byAgent = new Map<number, VisitorSet[]>();
-    const byOperator = new Map<string, VisitorSet[]>();
+    const byAgent = new Map<number, Members[]>();
+    const byOperator = new Map<string, Members[]>();
     for (const segment of plan.segments()) {
-      for (const [key, set] of segment.agents) {
+      for (const [key, set] of segment.agentMembers()) {
         const { agent, category, verified } = agentKeyParts(key);
         const counted = agent * 8 + countedCode(category, verified, verifiedOnly);
         const list = byAgent.get(counted);

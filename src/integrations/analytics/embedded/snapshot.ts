@@ -1,3 +1,4 @@
+import { CompactVisitorSet } from './compact-set.ts';
 import { DayIndex, type DayOwner, type PackedPages, sortSegmentByPrev } from './day-index.ts';
 import type { Quarters } from './edge-quarters.ts';
 import { CATEGORY_SLOTS, LIST_SIDES, PURPOSE_SLOTS, SEGMENTS } from './index-layout.ts';
@@ -128,6 +129,7 @@ export function deserializeDay(buffer: Buffer, owner: DayOwner): DayIndex | null
     const packed = day.packed;
     if (packed && !moved && quarters.first.length === packed.values.length) packed.quarters = quarters;
   }
+  if (day.packed) day.compactSets();
   return day;
 }
 
@@ -197,7 +199,16 @@ class Words {
     for (const value of values) this.data[this.length++] = value;
   }
 
-  set(set: VisitorSet): void {
+  set(set: VisitorSet | CompactVisitorSet): void {
+    if (set instanceof CompactVisitorSet) {
+      // Written as the members they stand for: the format does not change with the form in memory.
+      this.reserve(2 + set.length);
+      this.data[this.length++] = set.views;
+      this.data[this.length++] = set.length;
+      set.decodeInto(this.data, this.length);
+      this.length += set.length;
+      return;
+    }
     set.compact();
     this.reserve(2 + set.length);
     this.data[this.length++] = set.views;
@@ -206,7 +217,7 @@ class Words {
     this.length += set.length;
   }
 
-  optionalSet(set: VisitorSet | null): void {
+  optionalSet(set: VisitorSet | CompactVisitorSet | null): void {
     this.push(set ? 1 : 0);
     if (set) this.set(set);
   }
