@@ -59,7 +59,9 @@ describe('compact visitor sets', () => {
         fc.array(fc.oneof(dense, fc.array(fc.integer({ min: 0, max: 6_000 }), { maxLength: 50 })), {
           maxLength: 5,
         }),
-        fc.array(dense, { maxLength: 3 }),
+        fc.array(fc.oneof(dense, fc.array(fc.integer({ min: 0, max: 6_000 }), { maxLength: 50 })), {
+          maxLength: 3,
+        }),
         (humanSides, aiSides) => {
           const universe = 6_000;
           const plain = (lists: number[][]) => lists.map((l) => setOf(l));

@@ -136,12 +136,13 @@ export class CompactVisitorSet {
   }
 
   /**
-   * The members for counting (counting.ts): a bitmap-form set as itself, its bitmap unioned a
-   * word at a time; a gap-form set expanded.
+   * The members for counting (counting.ts): the bitmap, unioned a word at a time, or the gaps,
+   * read in place (markGaps).
    */
   members(): Members {
     const bitmap = this.bitmap;
-    if (!bitmap) return this.expand();
+    if (!bitmap)
+      return { values: NO_VALUES, length: this.length, views: this.views, gaps: this.bytes as Uint8Array };
     return {
       values: NO_VALUES,
       length: 0,
@@ -150,6 +151,41 @@ export class CompactVisitorSet {
       bits: () => bitmap,
     };
   }
+}
+
+/** What the last `markGaps` found: members new on its side, and of those, new on both sides. */
+export const marked = { fresh: 0, freshToBoth: 0 };
+
+/**
+ * Sets the bits of `length` gap-encoded members in `seen` (a union's marks, see counting.ts),
+ * counting into `marked` those not set before, and of those, those not set in `other` either.
+ */
+export function markGaps(gaps: Uint8Array, length: number, seen: Int32Array, other: Int32Array): void {
+  let fresh = 0;
+  let freshToBoth = 0;
+  let read = 0;
+  let value = 0;
+  for (let i = 0; i < length; i++) {
+    let byte = gaps[read++] as number;
+    let gap = byte & 0x7f;
+    let scale = 128;
+    while (byte > 0x7f) {
+      byte = gaps[read++] as number;
+      gap += (byte & 0x7f) * scale;
+      scale *= 128;
+    }
+    value += gap;
+    const word = value >>> 5;
+    const bit = 1 << (value & 31);
+    const had = seen[word] as number;
+    if ((had & bit) === 0) {
+      seen[word] = had | bit;
+      fresh++;
+      if (((other[word] as number) & bit) === 0) freshToBoth++;
+    }
+  }
+  marked.fresh = fresh;
+  marked.freshToBoth = freshToBoth;
 }
 
 /** A set either way, for counting (see CompactVisitorSet.members). */

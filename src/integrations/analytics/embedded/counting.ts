@@ -1,5 +1,5 @@
 import type { Counts, PurposeSplit } from '../../../domain/analytics/store.ts';
-import { type CompactVisitorSet, membersOf } from './compact-set.ts';
+import { type CompactVisitorSet, marked, markGaps, membersOf } from './compact-set.ts';
 import { type DayIndex, firstSince, type PageEntry } from './day-index.ts';
 import { LIST_SIDES, type Selection } from './index-layout.ts';
 import type { Members } from './members.ts';
@@ -47,6 +47,8 @@ export function unionCounts(
   let ai = 0;
   let total = 0;
   let members = 0;
+  // Gap-encoded sets are not decoded a second time to wipe their words: the bitmaps are cleared whole.
+  let gapped = false;
   for (const set of humanSets) {
     const bits = set.bits?.(words);
     if (bits) {
@@ -63,9 +65,16 @@ export function unionCounts(
       }
       continue;
     }
-    const values = set.values;
     const length = set.length;
     members += length;
+    if (set.gaps) {
+      gapped = true;
+      markGaps(set.gaps, length, seenHuman, seenAi);
+      human += marked.fresh;
+      total += marked.freshToBoth;
+      continue;
+    }
+    const values = set.values;
     for (let i = 0; i < length; i++) {
       const v = values[i] as number;
       const word = v >>> 5;
@@ -93,9 +102,16 @@ export function unionCounts(
       }
       continue;
     }
-    const values = set.values;
     const length = set.length;
     members += length;
+    if (set.gaps) {
+      gapped = true;
+      markGaps(set.gaps, length, seenAi, seenHuman);
+      ai += marked.fresh;
+      total += marked.freshToBoth;
+      continue;
+    }
+    const values = set.values;
     for (let i = 0; i < length; i++) {
       const v = values[i] as number;
       const word = v >>> 5;
@@ -109,7 +125,7 @@ export function unionCounts(
     }
   }
   // Leave the bitmaps clear for the next union: wipe them whole or set by set, whichever is less.
-  if (members * 2 > words) {
+  if (gapped || members * 2 > words) {
     seenHuman.fill(0, 0, words);
     seenAi.fill(0, 0, words);
   } else {
