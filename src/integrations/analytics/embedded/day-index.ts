@@ -1,4 +1,4 @@
-import { CompactVisitorSet, expanded, membersOf } from './compact-set.ts';
+import { CompactVisitorSet, expanded } from './compact-set.ts';
 import type { QuarterCarrier, Quarters } from './edge-quarters.ts';
 import {
   AI,
@@ -23,7 +23,6 @@ import {
   SIDE_PURPOSE,
   SIDE_TOTAL,
 } from './index-layout.ts';
-import type { Members } from './members.ts';
 import { type LastSeen, PrevList, type Seen } from './prev-list.ts';
 import { VisitorSet } from './visitor-set.ts';
 
@@ -108,14 +107,14 @@ export class DayIndex {
   readonly categories: Array<VisitorSet | CompactVisitorSet | null> = new Array(CATEGORY_SLOTS).fill(null);
   /** Indexed by `purposeSlot`. Dense ones are bitmaps while the day is packed (see compactSets). */
   readonly purposes: Array<VisitorSet | CompactVisitorSet | null> = new Array(PURPOSE_SLOTS).fill(null);
-  /** Keyed by `agentKey`. Compact while the day is packed (see compactSets): read with agentMembers. */
+  /** Keyed by `agentKey`. Compact while the day is packed (see compactSets): count them through membersOf. */
   readonly agents = new Map<number, VisitorSet | CompactVisitorSet>();
   /**
    * Indexed by hour · HOUR_SLOTS + hour slot. Compact while the day is packed (see
-   * compactSets): read with hourMembers.
+   * compactSets): count them through membersOf.
    */
   readonly hours: Array<VisitorSet | CompactVisitorSet | null> = new Array(24 * HOUR_SLOTS).fill(null);
-  /** Whether `agents` and `hours` hold compact sets. */
+  /** Whether the day's sets are in their compact forms (see compactSets). */
   private compacted = false;
   /**
    * A list may hold a visitor twice: a late view was added before the previous visits were
@@ -229,17 +228,6 @@ export class DayIndex {
   trim(): void {
     for (const set of this.allSets()) set.trim();
     this.pack();
-  }
-
-  /** The members of an hour slot (hour · HOUR_SLOTS + slot), for counting (see membersOf). */
-  hourMembers(slot: number): Members | null {
-    const set = this.hours[slot];
-    return set ? membersOf(set) : null;
-  }
-
-  /** The agent sets' members by `agentKey`, for counting (see membersOf). */
-  *agentMembers(): Generator<[number, Members]> {
-    for (const [key, set] of this.agents) yield [key, membersOf(set)];
   }
 
   /**

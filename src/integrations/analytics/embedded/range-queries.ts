@@ -123,16 +123,10 @@ export class RangeQueries {
         pickEach(segment.purposes, select.day.purposes, purposes);
       } else if (segment) {
         const base = Math.floor((start % DAY_MS) / HOUR_MS) * HOUR_SLOTS;
-        const hour = (slots: readonly number[], into: Members[]) => {
-          for (const slot of slots) {
-            const set = segment.hourMembers(base + slot);
-            if (set) into.push(set);
-          }
-        };
-        hour(select.hour.human, human);
-        hour(select.hour.ai, ai);
-        for (let p = 0; p < purposes.length; p++)
-          hour(select.hour.purposes[p] as number[], purposes[p] as Members[]);
+        const at = (slots: readonly number[]) => slots.map((slot) => base + slot);
+        pick(segment.hours, at(select.hour.human), human);
+        pick(segment.hours, at(select.hour.ai), ai);
+        pickEach(segment.hours, select.hour.purposes.map(at), purposes);
       }
       points.push({
         start: Math.max(start, plan.from),
@@ -178,7 +172,8 @@ export class RangeQueries {
     const byAgent = new Map<number, Members[]>();
     const byOperator = new Map<string, Members[]>();
     for (const segment of plan.segments()) {
-      for (const [key, set] of segment.agentMembers()) {
+      for (const [key, stored] of segment.agents) {
+        const set = membersOf(stored);
         const { agent, category, verified } = agentKeyParts(key);
         const counted = agent * 8 + countedCode(category, verified, verifiedOnly);
         const list = byAgent.get(counted);
