@@ -1,7 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  type SqliteDatabase as SqliteDialectDatabase,
+  SqliteDriver,
+} from 'kysely';
 import pg from 'pg';
 import { OwnSchemaPostgresDialect } from './own-schema-introspector.ts';
 import { type ListenHandlers, type Listening, listenPostgres } from './pg-listener.ts';
@@ -44,8 +53,35 @@ function openSqlite(file: string): Storage {
   sqlite.function('lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Transactions take SQLite's write lock when they begin (`BEGIN IMMEDIATE`), waiting on the
+ * busy timeout for it. Kysely's plain `BEGIN` starts as a reader, and a reader that later
+ * writes after another process (a worker, a second server) has committed fails at once with
+ * "database is locked" (SQLITE_BUSY_SNAPSHOT): no busy timeout applies to that upgrade.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 256;

@@ -63,17 +63,21 @@ describe(`worker processes on ${testBackend}`, () => {
     Promise.all(ids.map(async (id) => (await services.jobs.get(project.id, id)).status));
 
   it('two workers share the queue and run every turn exactly once, in order per job', async () => {
-    const ids: string[] = [];
-    for (let i = 0; i < 24; i++) {
-      const job = await services.jobs.create(project, `sleep:15 job ${i} first`);
-      await services.jobs.message(project.id, job.id, `sleep:5 job ${i} second`);
-      await services.jobs.message(project.id, job.id, `job ${i} third`);
-      ids.push(job.id);
-    }
+    // Both workers are polling before the first job exists, and each first turn takes long
+    // enough (24 jobs, 3 at a time: at least 8 × 100 ms for one worker alone) that the other
+    // worker's 30 ms poll always finds queued work. Queuing the jobs first let a worker that
+    // became ready early, on a loaded machine, run all of them before the other one started.
     await Promise.all([
       spawnWorker('a', { DOCWRIGHT_WORKER_CONCURRENCY: '3' }),
       spawnWorker('b', { DOCWRIGHT_WORKER_CONCURRENCY: '3' }),
     ]);
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const job = await services.jobs.create(project, `sleep:100 job ${i} first`);
+      await services.jobs.message(project.id, job.id, `sleep:5 job ${i} second`);
+      await services.jobs.message(project.id, job.id, `job ${i} third`);
+      ids.push(job.id);
+    }
     await expect
       .poll(async () => (await statuses(ids)).every((s) => s === 'completed'), {
         timeout: 60_000,
