@@ -1,9 +1,10 @@
 import { maxPathOf } from './counting.ts';
-import { DAY_MS, type DayIndex, firstSince, type PackedPages } from './day-index.ts';
+import { DAY_MS, type DayIndex } from './day-index.ts';
 import { edgeCode } from './edge-code.ts';
 import type { Quarters } from './edge-quarters.ts';
 import { LIST_SIDES } from './index-layout.ts';
 import type { Members } from './members.ts';
+import { firstSince, type PackedPages } from './packed-pages.ts';
 
 /** (page, small code, visitor) triples as parallel columns, growing as needed. */
 export class Columns {

@@ -1,8 +1,9 @@
 import type { Counts, PurposeSplit } from '../../../domain/analytics/store.ts';
 import { type CompactVisitorSet, marked, markGaps, membersOf } from './compact-set.ts';
-import { type DayIndex, firstSince, type PageEntry } from './day-index.ts';
+import type { DayIndex } from './day-index.ts';
 import { LIST_SIDES, type Selection } from './index-layout.ts';
 import type { Members } from './members.ts';
+import { firstSince, type PageEntry } from './packed-pages.ts';
 import type { VisitorSet } from './visitor-set.ts';
 
 /** Human, the ai side, and their union. */

@@ -1,6 +1,7 @@
-import { type DayIndex, sortSegmentByPrev } from './day-index.ts';
+import type { DayIndex } from './day-index.ts';
 import { QuarterCarrier } from './edge-quarters.ts';
 import { LIST_SIDES, PURPOSE_COUNT, SIDE_AI, SIDE_HUMAN, SIDE_PURPOSE } from './index-layout.ts';
+import { sortSegmentByPrev } from './packed-pages.ts';
 import { LastSeen, type Seen } from './prev-list.ts';
 
 /**

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../../domain/clock.ts';
 import type { AnalyticsDatabase } from './analytics-database.ts';
-import { DAY_MS, type DayIndex, type PackedPages } from './day-index.ts';
+import { DAY_MS, type DayIndex } from './day-index.ts';
 import { quartersOf } from './edge-quarters.ts';
 import { dayId } from './event-keys.ts';
+import type { PackedPages } from './packed-pages.ts';
 import { ProjectIndex } from './project-index.ts';
 import type { Chunk } from './record.ts';
 import { daySerializer, deserializeDay } from './snapshot.ts';

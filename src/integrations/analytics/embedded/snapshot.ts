@@ -1,7 +1,8 @@
 import { CompactVisitorSet } from './compact-set.ts';
-import { DayIndex, type DayOwner, type PackedPages, sortSegmentByPrev } from './day-index.ts';
+import { DayIndex, type DayOwner } from './day-index.ts';
 import type { Quarters } from './edge-quarters.ts';
 import { CATEGORY_SLOTS, LIST_SIDES, PURPOSE_SLOTS, SEGMENTS } from './index-layout.ts';
+import { type PackedPages, sortSegmentByPrev } from './packed-pages.ts';
 import { VisitorSet } from './visitor-set.ts';
 
 // "DWA1": bump FORMAT when the layout changes; a snapshot of another format is ignored and the
