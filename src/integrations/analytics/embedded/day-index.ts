@@ -28,6 +28,15 @@ import { VisitorSet } from './visitor-set.ts';
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
 
+/**
+ * Room a new list of an open day starts with. A page's list on a day holds a handful of
+ * visitors: starting at 2 grew most lists three times, each growth two new typed arrays that
+ * outlive a scavenge (2 M events over HTTP: 8 gave about 10 % more events/s, 1 µs less server
+ * CPU an event and a quarter less time in minor GCs; 16 was no better). Packing trims lists to
+ * their length.
+ */
+const OPEN_LIST_CAPACITY = 8;
+
 /** Where a day finds previous visits, and how it tells its project that a view arrived out of time order. */
 export interface DayOwner {
   /**
@@ -164,7 +173,7 @@ export class DayIndex {
   ): void {
     let list = page.lists[side];
     if (!list) {
-      list = new PrevList();
+      list = new PrevList(OPEN_LIST_CAPACITY);
       page.lists[side] = list;
     }
     list.views++;
