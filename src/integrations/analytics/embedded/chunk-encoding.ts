@@ -14,7 +14,7 @@ import type { AppendResult, PreparedColumns, PreparedEvent } from '../../../doma
 import type { AnalyticsDatabase } from './analytics-database.ts';
 import { DAY_MS } from './day-index.ts';
 import type { Dictionary } from './dictionary.ts';
-import { dayId, type EventKeyCache, eventKeyWords, eventKeyWordsAt } from './event-keys.ts';
+import { dayId, type EventKeyCache, eventKeyWords, keyWordAt } from './event-keys.ts';
 import type { KeySet } from './key-set.ts';
 import { type Chunk, flagsByte, RecordWriter } from './record.ts';
 import type { PendingAppend } from './write-queue.ts';
@@ -129,8 +129,14 @@ function encodeColumns(
   for (let i = 0; i < count; i++) {
     const keyLength = eventKeyLengths[i] as number;
     const keyed = keyLength > 0;
-    const [lo, hi] = keyed ? eventKeyWordsAt(eventKeys, keyAt, keyLength) : NO_KEY;
-    if (keyLength > 0) keyAt += keyLength;
+    let lo = 0;
+    let hi = 0;
+    if (keyed) {
+      lo = keyWordAt(eventKeys, keyAt, keyLength, 0);
+      hi = keyWordAt(eventKeys, keyAt, keyLength, 4);
+      if (lo === 0 && hi === 0) lo = 1;
+      keyAt += keyLength;
+    }
     const timestamp = columns.timestamps[i] as number;
     const chunk = chunks.target(project, timestamp, keyed, lo, hi);
     if (!chunk) {
