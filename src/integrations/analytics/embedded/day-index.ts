@@ -196,7 +196,7 @@ export class DayIndex {
 
   /** Compacts every set and packs the page lists: for days that are unlikely to change. */
   trim(): void {
-    for (const set of this.allSets()) set.trim();
+    this.trimSets();
     this.pack();
   }
 
@@ -273,12 +273,24 @@ export class DayIndex {
     }
   }
 
-  *allSets(): Generator<VisitorSet> {
-    for (const set of this.categories) if (set instanceof VisitorSet) yield set;
-    for (const set of this.purposes) if (set instanceof VisitorSet) yield set;
-    for (const set of this.agents.values()) if (set instanceof VisitorSet) yield set;
-    for (const page of this.pages.values()) for (const set of page.sets) if (set) yield set;
-    if (this.packed) for (const sets of this.packed.sets.values()) for (const set of sets) if (set) yield set;
-    for (const set of this.hours) if (set instanceof VisitorSet) yield set;
+  /**
+   * Trims every plain set to its length. Plain loops rather than a generator: trimming old days
+   * runs every 100,000 views of a backfill, and a generator's iterators and results were a
+   * twentieth of what the thread that stores views allocated.
+   */
+  private trimSets(): void {
+    trimEach(this.categories);
+    trimEach(this.purposes);
+    for (const set of this.agents.values()) if (set instanceof VisitorSet) set.trim();
+    for (const page of this.pages.values()) trimEach(page.sets);
+    if (this.packed) for (const sets of this.packed.sets.values()) trimEach(sets);
+    trimEach(this.hours);
+  }
+}
+
+function trimEach(sets: ReadonlyArray<VisitorSet | CompactVisitorSet | null>): void {
+  for (let i = 0; i < sets.length; i++) {
+    const set = sets[i];
+    if (set instanceof VisitorSet) set.trim();
   }
 }
