@@ -44,6 +44,19 @@ export function emptyEntry(): PageEntry {
   };
 }
 
+/** Zeroed packed arrays for `pages` pages holding `entries` list entries in all. */
+export function allocatePacked(pages: number, entries: number): PackedPages {
+  return {
+    paths: new Uint32Array(pages),
+    offsets: new Uint32Array(pages * LIST_SIDES + 1),
+    values: new Uint32Array(entries),
+    prev: new Uint16Array(entries),
+    views: new Uint32Array(pages * LIST_SIDES),
+    sets: new Map(),
+    quarters: null,
+  };
+}
+
 /** Packs a day's pages (lists free of repeated visitors); the lists are left as they were. */
 export function packPages(pages: ReadonlyMap<number, PageEntry>): PackedPages {
   let total = 0;
@@ -56,15 +69,7 @@ export function packPages(pages: ReadonlyMap<number, PageEntry>): PackedPages {
     }
   }
   const n = pages.size;
-  const packed: PackedPages = {
-    paths: new Uint32Array(n),
-    offsets: new Uint32Array(n * LIST_SIDES + 1),
-    values: new Uint32Array(total),
-    prev: new Uint16Array(total),
-    views: new Uint32Array(n * LIST_SIDES),
-    sets: new Map(),
-    quarters: null,
-  };
+  const packed = allocatePacked(n, total);
   let i = 0;
   let at = 0;
   const scratch = new Float64Array(longest);

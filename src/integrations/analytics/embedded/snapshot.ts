@@ -2,7 +2,7 @@ import { CompactVisitorSet } from './compact-set.ts';
 import { DayIndex, type DayOwner } from './day-index.ts';
 import type { Quarters } from './edge-quarters.ts';
 import { CATEGORY_SLOTS, LIST_SIDES, PURPOSE_SLOTS, SEGMENTS } from './index-layout.ts';
-import { type PackedPages, sortSegmentByPrev } from './packed-pages.ts';
+import { allocatePacked, type PackedPages, sortSegmentByPrev } from './packed-pages.ts';
 import { VisitorSet } from './visitor-set.ts';
 
 // "DWA1": bump FORMAT when the layout changes; a snapshot of another format is ignored and the
@@ -152,15 +152,7 @@ function readPages(read: Reader, day: DayIndex): boolean {
       if (mask & (1 << s)) total += read.skipMembers(s < LIST_SIDES, s < LIST_SIDES);
   }
   read.offset = start;
-  const packed: PackedPages = {
-    paths: new Uint32Array(n),
-    offsets: new Uint32Array(n * LIST_SIDES + 1),
-    values: new Uint32Array(total),
-    prev: new Uint16Array(total),
-    views: new Uint32Array(n * LIST_SIDES),
-    sets: new Map(),
-    quarters: null,
-  };
+  const packed = allocatePacked(n, total);
   let scratch = new Float64Array(0);
   let at = 0;
   let moved = false;
