@@ -4,7 +4,7 @@ import { createClient } from '@clickhouse/client';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { randomBase32 } from '../../../src/domain/ids.ts';
 import { runCliInProcess } from '../../helpers/cli.ts';
-import { DOCWRIGHT_BIN, runCli, startChild } from '../../helpers/processes.ts';
+import { DOCWRIGHT_BIN, startChild } from '../../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../../helpers/storage.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
@@ -39,7 +39,7 @@ describe.runIf(testBackend === 'postgres')('docwright analytics migrate (Postgre
     ).join('\n');
 
   // In this process (test/helpers/cli.ts): the commands' output and effects; the next test is
-  // about a process killed mid-copy, so it runs the binary.
+  // about a process killed mid-copy, so that one command runs the binary.
   it('copies every project with --all-projects, each checked, and refuses neither or both', async () => {
     database = createTestDatabase();
     const env = { ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent' };
@@ -102,11 +102,15 @@ describe.runIf(testBackend === 'postgres')('docwright analytics migrate (Postgre
     expect(text.stdout).toContain('3 of 3 projects copied and checked.');
   });
 
-  it('killed mid-copy and run again, copies every view once: same counts, same exports', async () => {
+  // Only the killed copy is a child process; the rest runs in this process, as above (a loaded CI
+  // machine took 30 s for four Node starts). The timeout is a ceiling for such a machine.
+  it('killed mid-copy and run again, copies every view once: same counts, same exports', {
+    timeout: 90_000,
+  }, async () => {
     database = createTestDatabase();
     const env = { ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent' };
     const cli = async (args: string[]) => {
-      const result = await runCli([...args, '--json'], env);
+      const result = await runCliInProcess([...args, '--json'], env);
       expect(result.stderr).not.toContain('"error"');
       return JSON.parse(result.stdout) as Record<string, unknown>;
     };
@@ -145,7 +149,7 @@ describe.runIf(testBackend === 'postgres')('docwright analytics migrate (Postgre
     expect(await first.exited).toBeNull();
     expect(first.stderr()).not.toContain('copied 3000 of 3000');
 
-    const second = await runCli(args, env);
+    const second = await runCliInProcess(args, env);
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({
       project,
