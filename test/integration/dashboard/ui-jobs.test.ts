@@ -183,7 +183,11 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
     return finished;
   }
 
-  it('starts a job from the prompt box and follows it to completed, with its review, without a reload; follow-up, merge, archive', async () => {
+  // A whole job's life in the browser, three turns: 15–17 s on a quiet machine, so a slow one
+  // needs more than the default 30 s.
+  it('starts a job from the prompt box and follows it to completed, with its review, without a reload; follow-up, merge, archive', {
+    timeout: 90_000,
+  }, async () => {
     const { page, context, errors } = await open(admin);
     const streams: string[] = [];
     page.on('request', (request) => {

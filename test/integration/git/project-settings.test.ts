@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/domain/clock.ts';
 import { resolveCodeHostSettings } from '../../../src/domain/projects/code-host-settings.ts';
@@ -8,6 +6,7 @@ import { ProjectService } from '../../../src/domain/projects/project-service.ts'
 import { ProjectSettingsService } from '../../../src/domain/projects/project-settings.ts';
 import { SecretBox } from '../../../src/domain/secrets/secret-box.ts';
 import type { Storage } from '../../../src/storage/database.ts';
+import { runCliInProcess } from '../../helpers/cli.ts';
 import { createTestDatabase, openTestStorage } from '../../helpers/storage.ts';
 
 const box = new SecretBox(`base64:${randomBytes(32).toString('base64')}`);
@@ -113,18 +112,9 @@ describe('ProjectSettingsService', () => {
 });
 
 describe('docwright projects update', () => {
-  const bin = fileURLToPath(new URL('../../../bin/docwright.js', import.meta.url));
-  function cli(env: Record<string, string>, args: string[], stdin?: string) {
-    return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [bin, ...args],
-        { env: { PATH: process.env.PATH ?? '', DOCWRIGHT_LOG_LEVEL: 'silent', ...env } },
-        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      );
-      child.stdin?.end(stdin ?? '');
-    });
-  }
+  // In this process, as the binary runs it (test/helpers/cli.ts): nothing here is about the process.
+  const cli = (env: Record<string, string>, args: string[], stdin?: string) =>
+    runCliInProcess(args, { DOCWRIGHT_LOG_LEVEL: 'silent', ...env }, stdin);
 
   it('sets the model, draft setting and host, and refuses to store a token without a secret key', async () => {
     const database = createTestDatabase();
