@@ -36,6 +36,7 @@ const { values } = parseArgs({
     load: { type: 'string' },
     'views-per-chunk': { type: 'string' },
     'build-memory': { type: 'string' },
+    'http-into': { type: 'string', default: 'new' },
   },
   strict: false,
 });
@@ -49,6 +50,10 @@ const ROTATION = String(values.rotation ?? 'never');
 const DATABASE = 'docwright';
 const LOAD = String(values.load ?? (EVENTS >= 2_000_000 ? 'bulk' : 'pipeline'));
 if (LOAD !== 'bulk' && LOAD !== 'pipeline') throw new Error('--load must be bulk or pipeline');
+// Where HTTP ingestion goes: a new project (the goal's figure), or the loaded one, to see how
+// an append's lookups grow with the project they go into.
+const HTTP_INTO = String(values['http-into']);
+if (HTTP_INTO !== 'new' && HTTP_INTO !== 'loaded') throw new Error('--http-into must be new or loaded');
 const here = path.dirname(new URL(import.meta.url).pathname);
 const dir = mkdtempSync(path.join(tmpdir(), 'docwright-bench-clickhouse-'));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -128,9 +133,12 @@ log(
   `visitors export, 20-day range at +02:00 (clipped edges): cold p50 ${ms(percentile(offsetTimes, 50))} p95 ${ms(percentile(offsetTimes, 95))} (n=${offsetTimes.length})`,
 );
 
-// 4. HTTP ingestion into a second project.
+// 4. HTTP ingestion into a second project (or, with --http-into loaded, the loaded one).
 const bodies = encodeBodies(buildBodies(HTTP_EVENTS, 1000));
-const target = { url: server.info.url, projectId: server.info.http, key: server.info.httpKey };
+const target =
+  HTTP_INTO === 'new'
+    ? { url: server.info.url, projectId: server.info.http, key: server.info.httpKey }
+    : { url: server.info.url, projectId: server.info.main, key: server.info.key };
 memory.begin('HTTP ingestion');
 // CPU time as well as wall time: on a shared machine the wall time mostly measures the others.
 const cpuBefore = [cpuMs(server.info.pid), cpuMs(clickhouse.pid)];
@@ -140,7 +148,7 @@ const httpSeconds = (performance.now() - started) / 1000;
 const perEvent = (pid: number, i: number) =>
   (((cpuMs(pid) - (cpuBefore[i] as number)) * 1000) / accepted).toFixed(1);
 log(
-  `HTTP ingestion: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after the insert returned); CPU per event: server ${perEvent(server.info.pid, 0)} µs, ClickHouse ${perEvent(clickhouse.pid, 1)} µs`,
+  `HTTP ingestion${HTTP_INTO === 'new' ? '' : ' into the loaded project'}: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after the insert returned); CPU per event: server ${perEvent(server.info.pid, 0)} µs, ClickHouse ${perEvent(clickhouse.pid, 1)} µs`,
 );
 const retried = await sendBatches(target, bodies.slice(0, 20), 4);
 log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);
