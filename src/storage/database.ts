@@ -12,11 +12,12 @@ import {
   SqliteDriver,
 } from 'kysely';
 import pg from 'pg';
+import { type Locks, postgresLocks, sqliteLocks } from './locks.ts';
 import { OwnSchemaPostgresDialect } from './own-schema-introspector.ts';
 import { type ListenHandlers, type Listening, listenPostgres } from './pg-listener.ts';
 import type { Database } from './schema.ts';
 
-export type { ListenHandlers, Listening };
+export type { ListenHandlers, Listening, Locks };
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -34,6 +35,8 @@ export interface Storage {
    * itself; closed with the storage. Absent on SQLite, which has no notifications.
    */
   listen?(channel: string, handlers: ListenHandlers): Listening;
+  /** Named locks across every process on this database (see locks.ts). */
+  locks: Locks;
   close(): Promise<void>;
 }
 
@@ -56,7 +59,16 @@ function openSqlite(file: string): Storage {
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
   });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const locks = sqliteLocks(file);
+  return {
+    db,
+    dialect: 'sqlite',
+    locks,
+    close: async () => {
+      locks.close();
+      await db.destroy();
+    },
+  };
 }
 
 /**
@@ -123,6 +135,7 @@ function openPostgres(url: string, schema: string | null): Storage {
   return {
     db,
     dialect: 'postgres',
+    locks: postgresLocks(pool),
     listen(channel, handlers) {
       const listening = listenPostgres(url, channel, handlers);
       listeners.add(listening);
@@ -137,6 +150,8 @@ function openPostgres(url: string, schema: string | null): Storage {
       await Promise.all([...listeners].map((l) => l.close()));
       listeners.clear();
       await db.destroy();
+      // Kysely ends the pool only if it ran a query; the locks may have used it alone.
+      if (!pool.ended) await pool.end();
     },
   };
 }

@@ -1,0 +1,140 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import SqliteDatabase from 'better-sqlite3';
+import type pg from 'pg';
+
+/**
+ * Named locks shared by every process on the main database: what an engine without
+ * transactions (ClickHouse) needs so that two API nodes, or two import workers, do not
+ * read-then-write the same project's rows at once. A process that dies releases its locks.
+ */
+export interface Locks {
+  /**
+   * Runs `work` while this caller holds every named lock; no other holder of any of them runs
+   * meanwhile, in this process or another. The names are taken in sorted order, so two callers
+   * wanting overlapping sets cannot deadlock. Not reentrant: `work` must not ask again.
+   */
+  holding<T>(names: readonly string[], work: () => Promise<T>): Promise<T>;
+  /** Lets go of what the locks keep open (a file); the storage closes them with itself. */
+  close(): void;
+}
+
+/**
+ * PostgreSQL: transaction-scoped advisory locks on a connection of the pool, held for the
+ * duration of `work` (the transaction does nothing else). Keys are the schema's hash and the
+ * name's, so installations in other schemas of one database never wait for each other; two
+ * names with one hash only wait for each other, which costs time, never correctness.
+ */
+export function postgresLocks(pool: pg.Pool): Locks {
+  const inProcess = processLocks();
+  return {
+    holding: (names, work) => inProcess.holding(names, () => holdingOnServer(pool, names, work)),
+    close() {},
+  };
+}
+
+async function holdingOnServer<T>(
+  pool: pg.Pool,
+  names: readonly string[],
+  work: () => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('begin');
+    for (const name of [...new Set(names)].sort())
+      await client.query(
+        `select pg_advisory_xact_lock(hashtext('docwright locks ' || coalesce(current_schema(), '')), hashtext($1))`,
+        [name],
+      );
+    const result = await work();
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => {
+      broken = true;
+    });
+    throw error;
+  } finally {
+    // A connection whose rollback failed may still hold the locks: drop it rather than reuse it.
+    client.release(broken ? true : undefined);
+  }
+}
+
+const FIRST_WAIT_MS = 1;
+const LONGEST_WAIT_MS = 25;
+
+/**
+ * SQLite (one machine): the write lock of a small file of its own beside the main database,
+ * taken with `BEGIN IMMEDIATE` and released with `ROLLBACK`. The operating system drops it when
+ * a process dies. Every name shares this one lock: on one machine the holders share the same
+ * cores anyway. Waiting is a poll (better-sqlite3's busy wait would block the event loop),
+ * backing off from 1 to 25 ms. The main file itself is not used: holding its write lock would
+ * stop the jobs' writes for as long as `work` runs.
+ */
+export function sqliteLocks(mainFile: string): Locks {
+  if (mainFile === ':memory:' || mainFile === '') return processLocks();
+  const inProcess = processLocks();
+  let file: SqliteDatabase.Database | null = null;
+  return {
+    holding(_names, work) {
+      // One holder at a time per process: the file's connection has one transaction.
+      return inProcess.holding([mainFile], async () => {
+        file ??= new SqliteDatabase(`${mainFile}.locks`, { timeout: 0 });
+        const lockFile = file;
+        for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {
+          try {
+            lockFile.exec('BEGIN IMMEDIATE');
+            break;
+          } catch (error) {
+            if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+            await sleep(wait * (0.5 + Math.random()));
+          }
+        }
+        try {
+          return await work();
+        } finally {
+          lockFile.exec('ROLLBACK');
+        }
+      });
+    },
+    close() {
+      file?.close();
+      file = null;
+    },
+  };
+}
+
+/**
+ * Within this process only, per name, holders in arrival order: in front of the locks above
+ * (so one process waits in its own queue rather than with many connections), and alone for a
+ * store opened without a main database (tests, tools that are the only writer).
+ */
+export function processLocks(): Locks {
+  const tails = new Map<string, Promise<void>>();
+  const acquire = async (name: string): Promise<() => void> => {
+    const previous = tails.get(name) ?? Promise.resolve();
+    let release = () => {};
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous.then(() => mine);
+    tails.set(name, tail);
+    await previous;
+    return () => {
+      release();
+      if (tails.get(name) === tail) tails.delete(name);
+    };
+  };
+  return {
+    async holding(names, work) {
+      const releases: Array<() => void> = [];
+      try {
+        for (const name of [...new Set(names)].sort()) releases.push(await acquire(name));
+        return await work();
+      } finally {
+        for (const release of releases.reverse()) release();
+      }
+    },
+    close() {},
+  };
+}
