@@ -8,6 +8,7 @@
 // (its process's CPU time while the appends ran, from /proc), with medians over the groups. CPU
 // time, not wall time, since the machine is shared. Starts a ClickHouse server of its own unless
 // `--url` names one (then ClickHouse's CPU is not measured).
+
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type SaltRotation, VisitorIdentity } from '../../src/domain/analytics/identity.ts';
@@ -18,6 +19,7 @@ import {
   type PreparedEvent,
 } from '../../src/domain/analytics/store.ts';
 import { openClickHouseAnalyticsStore } from '../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
+import { processLocks } from '../../src/storage/locks.ts';
 import { startClickHouse } from '../../test/helpers/clickhouse-server.ts';
 import { generate } from './dataset.ts';
 
@@ -40,7 +42,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 const clickhouse = values.url ? null : await startClickHouse();
 const url = values.url ?? clickhouse?.url ?? '';
 const database = `append_bench_${process.pid}`;
-const store = await openClickHouseAnalyticsStore({ url, database });
+const store = await openClickHouseAnalyticsStore({ url, database, locks: processLocks() });
 const salt = Buffer.alloc(32, 7);
 const settings = {
   async settings(): Promise<AnalyticsSettings> {

@@ -11,7 +11,7 @@ import type { Clock } from '../domain/clock.ts';
 import { openClickHouseAnalyticsStore } from '../integrations/analytics/clickhouse/clickhouse-store.ts';
 import { EmbeddedAnalyticsStore } from '../integrations/analytics/embedded/embedded-store.ts';
 import { openPostgresAnalyticsStore } from '../integrations/analytics/postgres/postgres-store.ts';
-import type { Storage } from '../storage/database.ts';
+import type { Locks, Storage } from '../storage/database.ts';
 
 export interface OpenAnalyticsOptions {
   /** Where the views go (DOCWRIGHT_ANALYTICS_URL). */
@@ -61,6 +61,7 @@ export async function openAnalytics(options: OpenAnalyticsOptions): Promise<Anal
 async function openStore(options: OpenAnalyticsOptions): Promise<AnalyticsStore> {
   return openAnalyticsStore(options.backend, {
     durability: options.settings.durability,
+    locks: options.storage.locks,
     clock: options.clock,
     logger: options.logger,
     ...(options.threadLock ? { threadLock: options.threadLock } : {}),
@@ -73,6 +74,8 @@ export async function openAnalyticsStore(
   backend: AnalyticsBackendConfig,
   options: {
     durability: AnalyticsOptions['durability'];
+    /** The main database's locks: engines without transactions serialise their writers with them. */
+    locks: Locks;
     clock: Clock;
     logger: Logger;
     threadLock?: SharedArrayBuffer;
@@ -97,6 +100,7 @@ export async function openAnalyticsStore(
         database: backend.database,
         username: backend.username,
         password: backend.password,
+        locks: options.locks,
       });
   }
 }

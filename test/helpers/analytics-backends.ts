@@ -17,6 +17,7 @@ import { randomBase32 } from '../../src/domain/ids.ts';
 import { openClickHouseAnalyticsStore } from '../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
 import { EmbeddedAnalyticsStore } from '../../src/integrations/analytics/embedded/embedded-store.ts';
 import { openPostgresAnalyticsStore } from '../../src/integrations/analytics/postgres/postgres-store.ts';
+import { processLocks } from '../../src/storage/locks.ts';
 import { testPostgresUrl } from './storage.ts';
 
 /** The analytics engines behind the store seam; every store test runs on each. */
@@ -64,7 +65,8 @@ const clickhouse: TestAnalyticsBackend = {
     const url = inject('clickhouseUrl');
     const database = `dw_test_${randomBase32(12).toLowerCase()}`;
     return {
-      open: async () => openClickHouseAnalyticsStore({ url, database }),
+      // One writer at a time (a test reopens its store as a restart): the process's locks do.
+      open: async () => openClickHouseAnalyticsStore({ url, database, locks: processLocks() }),
       drop: async () => {
         admin ??= createClient({ url });
         await admin.command({ query: `DROP DATABASE IF EXISTS ${database}` });

@@ -5,6 +5,7 @@
 // first-visit tables (bulkAppend), built at the end inside ClickHouse (finishBulk), as
 // `docwright analytics migrate` does. Prints one JSON line: { events, seconds, eventsPerSecond,
 // insertSeconds, buildSeconds, buildPeakMemory }.
+
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createClient } from '@clickhouse/client';
@@ -13,6 +14,7 @@ import { bulkAppending } from '../../../src/domain/analytics/bulk-appending.ts';
 import type { SaltRotation } from '../../../src/domain/analytics/identity.ts';
 import { type AnalyticsSettings, DEFAULT_ANALYTICS_SETTINGS } from '../../../src/domain/analytics/store.ts';
 import { openClickHouseAnalyticsStore } from '../../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
+import { processLocks } from '../../../src/storage/locks.ts';
 import { generate } from '../dataset.ts';
 
 const { values } = parseArgs({
@@ -56,6 +58,7 @@ const store = await openClickHouseAnalyticsStore({
   url: values.url ?? '',
   database: values.database ?? '',
   requestTimeoutMs: 600_000,
+  locks: processLocks(), // the load is the database's only writer
   rebuild: {
     onStep: ({ done, total }) => {
       if (done % 25 === 0 || done === total)

@@ -2,6 +2,7 @@ import { AnalyticsService } from '../../../src/domain/analytics/analytics-servic
 import type { AnalyticsSettingsStore, SaltStore } from '../../../src/domain/analytics/store.ts';
 import { systemClock } from '../../../src/domain/clock.ts';
 import { openClickHouseAnalyticsStore } from '../../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
+import type { Storage } from '../../../src/storage/database.ts';
 
 /**
  * Puts a ClickHouse store behind an open services' analytics, keeping its salts and settings
@@ -9,11 +10,12 @@ import { openClickHouseAnalyticsStore } from '../../../src/integrations/analytic
  * deployment chooses its backend in src/app.
  */
 export async function withClickHouse(
-  services: { analytics: AnalyticsService },
+  services: { analytics: AnalyticsService; storage: Storage },
   options: { url: string; database: string },
 ): Promise<void> {
   const metadata = services.analytics.store as unknown as SaltStore & AnalyticsSettingsStore;
-  const store = await openClickHouseAnalyticsStore(options);
+  // The main database's locks, as a deployment's process holds them.
+  const store = await openClickHouseAnalyticsStore({ ...options, locks: services.storage.locks });
   services.analytics = new AnalyticsService({
     store,
     salts: metadata,

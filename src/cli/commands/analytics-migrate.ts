@@ -67,7 +67,12 @@ export async function analyticsMigrateCommand(options: MigrateOptions): Promise<
       throw new Error(problems.map((p) => p.replace('DOCWRIGHT_ANALYTICS_URL', '--to/--from')).join('; '));
     if (sameBackend(source, target)) throw new Error('--to names the same analytics backend as the source');
     const open = (backend: AnalyticsBackendConfig) =>
-      openAnalyticsStore(backend, { durability: 'full', clock: systemClock, logger });
+      openAnalyticsStore(backend, {
+        durability: 'full',
+        locks: services.storage.locks,
+        clock: systemClock,
+        logger,
+      });
     const from = await open(source);
     stores.push(from);
     const to = await open(target);

@@ -11,6 +11,7 @@ import {
   openClickHouseAnalyticsStore,
 } from '../../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
 import { visitorRanges } from '../../../src/integrations/analytics/clickhouse/rebuild-visits.ts';
+import { processLocks } from '../../../src/storage/locks.ts';
 import { MemoryAnalyticsMetadata } from '../../helpers/analytics-backends.ts';
 import { ReferenceAnalytics, type TestEvent } from './reference.ts';
 
@@ -88,7 +89,12 @@ describe('ClickHouse bulk load', () => {
 
   it('gives the same exports as appending view by view, and as the brute-force reference', async () => {
     // Tiny chunks, so every build splits into several visitor ranges and day ranges.
-    const store = await openClickHouseAnalyticsStore({ url, database, rebuild: { viewsPerChunk: 20 } });
+    const store = await openClickHouseAnalyticsStore({
+      url,
+      database,
+      locks: processLocks(),
+      rebuild: { viewsPerChunk: 20 },
+    });
     opened = store;
     const metadata = new MemoryAnalyticsMetadata();
     const service = (target: AnalyticsStore) =>

@@ -9,6 +9,7 @@ import {
   type ClickHouseAnalyticsStore,
   openClickHouseAnalyticsStore,
 } from '../../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
+import { processLocks } from '../../../src/storage/locks.ts';
 import { MemoryAnalyticsMetadata } from '../../helpers/analytics-backends.ts';
 
 const NOW = new Date('2025-03-10T12:00:00Z');
@@ -18,6 +19,8 @@ const all = { range: { from: null, to: null }, limit: 50, offset: 0 };
 const NO_AI = { aiAssistant: 0, aiSearch: 0, aiTraining: 0, aiOther: 0 };
 const url = inject('clickhouseUrl');
 const databases: string[] = [];
+/** The stores of this file stand for processes of one deployment: they share its locks. */
+const locks = processLocks();
 const opened: ClickHouseAnalyticsStore[] = [];
 
 afterAll(async () => {
@@ -36,7 +39,7 @@ function freshDatabase(): string {
 async function open(
   database: string,
 ): Promise<{ store: ClickHouseAnalyticsStore; service: AnalyticsService }> {
-  const store = await openClickHouseAnalyticsStore({ url, database });
+  const store = await openClickHouseAnalyticsStore({ url, database, locks });
   opened.push(store);
   const metadata = new MemoryAnalyticsMetadata();
   return {

@@ -1,5 +1,6 @@
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { AppendResult, PreparedEvent } from '../../../domain/analytics/store.ts';
+import type { Locks } from '../../../storage/locks.ts';
 import { APPENDS_COLUMNS, writeCountDelta, writePairDay, writeView } from './appends-rows.ts';
 import { classIndex, QUARTER_MS } from './classes.ts';
 import type { ClickHouseConnection } from './connection.ts';
@@ -38,6 +39,11 @@ export function eventKeyBytes(eventKey: string): string {
   return bytes === NO_KEY ? '\0\0\0\0\0\0\0\u0001' : bytes;
 }
 
+/** The lock a project's appends hold from their lookups to the end of their insert. */
+export function appendLockName(database: string, projectId: string): string {
+  return `clickhouse appends ${database} ${projectId}`;
+}
+
 /**
  * Appends views: requests arriving together are grouped; their event keys are checked against
  * `event_keys` and their visitors' earlier visit days read from `pair_days` (two queries at
@@ -45,17 +51,21 @@ export function eventKeyBytes(eventKey: string): string {
  * RowBinary insert into `appends` (values never pass through SQL text), which materialized
  * views split into the tables. Groups run one after another, so within this process the first
  * event with a key wins and every later one is a duplicate, and each group sees the pair days of
- * the one before. A resolved append means the insert returned (see docs/analytics-engines.md for what
- * ClickHouse guarantees then).
+ * the one before. Across processes, a group holds its projects' locks in the main database from
+ * its lookups to the end of its insert (ClickHouse has no transaction to make them one), so a
+ * group of another process sees all of this one's rows or none began. A resolved append means
+ * the insert returned (see docs/analytics-engines.md for what ClickHouse guarantees then).
  */
 export class Appender {
   private queue: Pending[] = [];
   private running = false;
 
   private readonly connection: ClickHouseConnection;
+  private readonly locks: Locks;
 
-  constructor(connection: ClickHouseConnection) {
+  constructor(connection: ClickHouseConnection, locks: Locks) {
     this.connection = connection;
+    this.locks = locks;
   }
 
   append(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult> {
@@ -91,7 +101,12 @@ export class Appender {
     }
   }
 
-  private async write(group: Pending[]): Promise<AppendResult[]> {
+  private write(group: Pending[]): Promise<AppendResult[]> {
+    const names = group.map((p) => appendLockName(this.connection.database, p.projectId));
+    return this.locks.holding(names, () => this.writeHolding(group));
+  }
+
+  private async writeHolding(group: Pending[]): Promise<AppendResult[]> {
     const keyed = group.map(({ events }) => events.map(keyedOf));
     const [stored, known] = await Promise.all([
       this.storedKeys(group, keyed),

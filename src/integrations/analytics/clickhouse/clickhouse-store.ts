@@ -14,7 +14,8 @@ import type {
   ViewScan,
   ViewScanner,
 } from '../../../domain/analytics/store.ts';
-import { Appender } from './append.ts';
+import type { Locks } from '../../../storage/locks.ts';
+import { Appender, appendLockName } from './append.ts';
 import { bulkInsert } from './bulk-load.ts';
 import { type ClickHouseConnection, type ClickHouseConnectionOptions, connect } from './connection.ts';
 import { breakdown, timeSeries } from './exports.ts';
@@ -26,6 +27,12 @@ import { countProjectViews, scanViews } from './scan.ts';
 import { literal } from './sql-literal.ts';
 
 export interface ClickHouseStoreOptions extends ClickHouseConnectionOptions {
+  /**
+   * The main database's locks (Storage.locks), shared by every process writing to this
+   * ClickHouse database: appends and schema steps hold them. `processLocks()` only for a
+   * process that is the database's only writer.
+   */
+  locks: Locks;
   /** Most buckets one time series may have. */
   maxSeriesBuckets?: number;
   /** How `finishBulk` (and a reclassification's rebuild) splits its work (rebuild-visits.ts). */
@@ -47,7 +54,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
   constructor(connection: ClickHouseConnection, options: ClickHouseStoreOptions) {
     this.connection = connection;
     this.options = options;
-    this.appender = new Appender(connection);
+    this.appender = new Appender(connection, options.locks);
   }
 
   append(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult> {
@@ -59,7 +66,9 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
   async bulkAppend(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult> {
     if (this.closed) throw new Error('The analytics store is closed');
     await this.appender.idle();
-    return bulkInsert(this.connection, projectId, events);
+    return this.options.locks.holding([appendLockName(this.connection.database, projectId)], () =>
+      bulkInsert(this.connection, projectId, events),
+    );
   }
 
   async finishBulk(projectId: string): Promise<void> {
@@ -119,7 +128,7 @@ export async function openClickHouseAnalyticsStore(
 ): Promise<ClickHouseAnalyticsStore> {
   const connection = connect(options);
   try {
-    await migrate(connection);
+    await migrate(connection, options.locks);
   } catch (error) {
     await connection.client.close();
     throw error;

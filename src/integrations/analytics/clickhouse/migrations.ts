@@ -1,3 +1,4 @@
+import type { Locks } from '../../../storage/locks.ts';
 import type { ClickHouseConnection } from './connection.ts';
 import { rebuildVisits } from './rebuild-visits.ts';
 import { literal } from './sql-literal.ts';
@@ -6,8 +7,9 @@ import { literal } from './sql-literal.ts';
  * The store's schema, as numbered steps recorded in `schema_migrations`. Only SQL that current
  * ClickHouse releases accept too: new-style `ENGINE = MergeTree() PARTITION BY … ORDER BY …`,
  * a materialized view `TO` a table, Nullable; no LowCardinality (not in 18.16), no query
- * parameters. Every statement is idempotent (IF NOT EXISTS), so two nodes starting at once
- * may both run a step.
+ * parameters. Nodes starting at once take turns (a lock in the main database); each step is
+ * idempotent besides (IF NOT EXISTS, a column added unless present, rebuilds that delete first),
+ * so a node that dies mid-step leaves it for the next to finish.
  */
 interface Step {
   version: number;
@@ -161,8 +163,16 @@ const MIGRATIONS: readonly Step[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Creates the database and applies the steps it has not recorded yet, in order. */
-export async function migrate(connection: ClickHouseConnection): Promise<void> {
+/**
+ * Creates the database and applies the steps it has not recorded yet, in order, holding the
+ * schema's lock: a step run by two nodes at once could add a column twice (an error) or build
+ * the first-visit tables twice over (counts doubled).
+ */
+export async function migrate(connection: ClickHouseConnection, locks: Locks): Promise<void> {
+  await locks.holding([`clickhouse schema ${connection.database}`], () => migrateHolding(connection));
+}
+
+async function migrateHolding(connection: ClickHouseConnection): Promise<void> {
   const { db } = connection;
   await connection.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
   await connection.command(

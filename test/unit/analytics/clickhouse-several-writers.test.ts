@@ -1,0 +1,118 @@
+import { createClient } from '@clickhouse/client';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import { randomBase32 } from '../../../src/domain/ids.ts';
+import {
+  type ClickHouseAnalyticsStore,
+  openClickHouseAnalyticsStore,
+} from '../../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
+import type { Storage } from '../../../src/storage/database.ts';
+import { MemoryAnalyticsMetadata } from '../../helpers/analytics-backends.ts';
+import { createTestDatabase, type TestBackend, type TestDatabase } from '../../helpers/storage.ts';
+import { ReferenceAnalytics, type TestEvent } from './reference.ts';
+
+const NOW = new Date('2025-03-10T12:00:00Z');
+const DAY = 86_400_000;
+const START = Date.UTC(2025, 3 - 1, 1);
+const USER_AGENTS = [
+  'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot',
+];
+const url = inject('clickhouseUrl');
+const databases: string[] = [];
+const mainDatabases: TestDatabase[] = [];
+const opened: Array<ClickHouseAnalyticsStore | Storage> = [];
+
+afterAll(async () => {
+  for (const store of opened) await store.close();
+  const client = createClient({ url });
+  for (const database of databases) await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+  await client.close();
+  for (const main of mainDatabases) await main.drop();
+});
+
+/** Views of a few visitors on a few pages over three days: every batch meets the others' pairs. */
+function batch(n: number, writer: string): TestEvent[] {
+  return Array.from({ length: 30 }, (_, i) => ({
+    id: `${writer}${n}-${i}`,
+    timestamp: new Date(START + ((n + i) % 3) * DAY + n * 60_000 + i).toISOString(),
+    path: `/guide/${(n * 7 + i) % 5}`,
+    userAgent: USER_AGENTS[i % 2] as string,
+    visitorId: `v${(n + i * 5) % 11}`,
+  }));
+}
+
+describe.each<TestBackend>(['sqlite', 'postgres'])(
+  'ClickHouse store with several writers, main database on %s',
+  (kind) => {
+    it('counts exactly when two processes start and append to one project at the same moment', async () => {
+      const database = `dw_test_${randomBase32(12).toLowerCase()}`;
+      databases.push(database);
+      const main = createTestDatabase(kind);
+      mainDatabases.push(main);
+      // Two API processes, starting at once on a new ClickHouse database: connections of their
+      // own to the main database (its locks) and to ClickHouse; salts shared, as the main
+      // database's are.
+      const metadata = new MemoryAnalyticsMetadata();
+      const nodes = await Promise.all(
+        [0, 1].map(async () => {
+          const storage = main.open();
+          opened.push(storage);
+          const store = await openClickHouseAnalyticsStore({ url, database, locks: storage.locks });
+          opened.push(store);
+          return new AnalyticsService({ store, salts: metadata, settings: metadata, clock: () => NOW });
+        }),
+      );
+      const [a, b] = nodes as [AnalyticsService, AnalyticsService];
+      const reference = new ReferenceAnalytics();
+      for (let n = 0; n < 12; n++) {
+        // A retry reaching the other node while the first attempt still runs, and other views
+        // of the same visitors and pages arriving on both nodes at once.
+        const retried = batch(n, 'r');
+        const own = [batch(n, 'a'), batch(n, 'b')];
+        const results = await Promise.all([
+          a.ingest('prj', retried),
+          b.ingest('prj', retried),
+          a.ingest('prj', own[0] as TestEvent[]),
+          b.ingest('prj', own[1] as TestEvent[]),
+        ]);
+        const expected = [reference.add(retried), reference.add(own[0] as TestEvent[])];
+        expected.push(reference.add(own[1] as TestEvent[]));
+        // One of the two attempts stored the retried batch, the other found every event stored.
+        const attempts = results.slice(0, 2).map((r) => [r.accepted, r.duplicates]);
+        expect(attempts.sort()).toEqual([
+          [0, 30],
+          [30, 0],
+        ]);
+        expect(results.slice(2).map((r) => [r.accepted, r.duplicates])).toEqual([
+          [30, 0],
+          [30, 0],
+        ]);
+        expect(expected.map((e) => [e.accepted, e.duplicates])).toEqual([
+          [30, 0],
+          [30, 0],
+          [30, 0],
+        ]);
+      }
+      const ranges = [
+        { from: null, to: null },
+        { from: START + DAY, to: START + 3 * DAY },
+        { from: START + DAY / 2, to: START + 2 * DAY + 3_600_000 },
+      ];
+      for (const node of nodes) {
+        for (const range of ranges) {
+          for (const measure of ['visitors', 'views'] as const) {
+            const report = await node.pages('prj', measure, { range, limit: 100, offset: 0 });
+            const expected = reference.pages(range, measure, false);
+            expect({ measure, range, totals: report.totals, rows: report.rows }).toEqual({
+              measure,
+              range,
+              totals: expected.totals,
+              rows: expected.rows,
+            });
+          }
+        }
+      }
+    }, 60_000);
+  },
+);
