@@ -28,7 +28,9 @@ export default defineConfig({
           name: 'sqlite',
           include: ['test/integration/**/*.test.ts'],
           env: { DOCWRIGHT_TEST_DATABASE: 'sqlite' },
-          globalSetup: [DASHBOARD_BUILD],
+          // A log import's worker threads into ClickHouse take turns through SQLite's lock file
+          // (test/integration/analytics/import-workers-clickhouse.test.ts).
+          globalSetup: [DASHBOARD_BUILD, CLICKHOUSE],
         },
       },
       {
