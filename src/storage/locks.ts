@@ -19,10 +19,12 @@ export interface Locks {
 }
 
 /**
- * PostgreSQL: transaction-scoped advisory locks on a connection of the pool, held for the
- * duration of `work` (the transaction does nothing else). Keys are the schema's hash and the
- * name's, so installations in other schemas of one database never wait for each other; two
- * names with one hash only wait for each other, which costs time, never correctness.
+ * PostgreSQL: session advisory locks on a connection of the pool kept for the duration of
+ * `work`, then `pg_advisory_unlock_all()`. Session locks rather than a transaction's: a long
+ * holder (a reclassification) sits idle, not idle in a transaction, which servers are often
+ * set to cut off. Keys are the schema's hash and the name's, so installations in other schemas
+ * of one database never wait for each other; two names with one hash only wait for each other,
+ * which costs time, never correctness.
  */
 export function postgresLocks(pool: pg.Pool): Locks {
   const inProcess = processLocks();
@@ -38,25 +40,23 @@ async function holdingOnServer<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
-  let broken = false;
+  let unlocked = false;
   try {
-    await client.query('begin');
     for (const name of [...new Set(names)].sort())
       await client.query(
-        `select pg_advisory_xact_lock(hashtext('docwright locks ' || coalesce(current_schema(), '')), hashtext($1))`,
+        `select pg_advisory_lock(hashtext('docwright locks ' || coalesce(current_schema(), '')), hashtext($1))`,
         [name],
       );
-    const result = await work();
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => {
-      broken = true;
-    });
-    throw error;
+    return await work();
   } finally {
-    // A connection whose rollback failed may still hold the locks: drop it rather than reuse it.
-    client.release(broken ? true : undefined);
+    await client.query('select pg_advisory_unlock_all()').then(
+      () => {
+        unlocked = true;
+      },
+      () => {},
+    );
+    // A connection that could not unlock may still hold the locks: close it rather than reuse it.
+    client.release(unlocked ? undefined : true);
   }
 }
 

@@ -66,14 +66,14 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
   async bulkAppend(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult> {
     if (this.closed) throw new Error('The analytics store is closed');
     await this.appender.idle();
-    return this.options.locks.holding([appendLockName(this.connection.database, projectId)], () =>
-      bulkInsert(this.connection, projectId, events),
-    );
+    return this.holdingProject(projectId, () => bulkInsert(this.connection, projectId, events));
   }
 
   async finishBulk(projectId: string): Promise<void> {
     await this.appender.idle();
-    await rebuildVisits(this.connection, projectId, this.options.rebuild);
+    await this.holdingProject(projectId, () =>
+      rebuildVisits(this.connection, projectId, this.options.rebuild),
+    );
   }
 
   pages(projectId: string, query: PageQuery): Promise<PageReport> {
@@ -90,7 +90,10 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
 
   async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
     await this.appender.idle();
-    return reclassify(this.connection, projectId, classifier, this.options.rebuild);
+    // Appends to the project, from any process, wait: the rebuild counts the views it reads.
+    return this.holdingProject(projectId, () =>
+      reclassify(this.connection, projectId, classifier, this.options.rebuild),
+    );
   }
 
   async scan(projectId: string, cursor: string | null, limit: number): Promise<ViewScan> {
@@ -106,12 +109,22 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
   async deleteProject(projectId: string): Promise<void> {
     await this.appender.idle();
     const { db } = this.connection;
-    for (const table of ['views', 'event_keys', 'pair_days', 'day_counts']) {
-      await this.connection.command(
-        `ALTER TABLE ${db}.${table} DELETE WHERE project = ${literal(projectId)}`,
-      );
-      await this.connection.awaitMutations(table);
-    }
+    await this.holdingProject(projectId, async () => {
+      for (const table of ['views', 'event_keys', 'pair_days', 'day_counts']) {
+        await this.connection.command(
+          `ALTER TABLE ${db}.${table} DELETE WHERE project = ${literal(projectId)}`,
+        );
+        await this.connection.awaitMutations(table);
+      }
+    });
+  }
+
+  /**
+   * Runs `work` holding the project's lock in the main database, which every process's appends
+   * to it take too (see Appender).
+   */
+  private holdingProject<T>(projectId: string, work: () => Promise<T>): Promise<T> {
+    return this.options.locks.holding([appendLockName(this.connection.database, projectId)], work);
   }
 
   async close(): Promise<void> {
