@@ -18,6 +18,13 @@ const USER_AGENTS = [
   'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
   'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot',
 ];
+const GPTBOT =
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot';
+const RANGES = [
+  { from: null, to: null },
+  { from: START + DAY, to: START + 3 * DAY },
+  { from: START + DAY / 2, to: START + 2 * DAY + 3_600_000 },
+];
 const url = inject('clickhouseUrl');
 const databases: string[] = [];
 const mainDatabases: TestDatabase[] = [];
@@ -45,24 +52,34 @@ function batch(n: number, writer: string): TestEvent[] {
 describe.each<TestBackend>(['sqlite', 'postgres'])(
   'ClickHouse store with several writers, main database on %s',
   (kind) => {
-    it('counts exactly when two processes start and append to one project at the same moment', async () => {
+    /**
+     * Two API processes, starting at once on a new ClickHouse database: connections of their own
+     * to the main database (its locks) and to ClickHouse; salts shared, as the main database's are.
+     */
+    async function startNodes(): Promise<
+      Array<{ store: ClickHouseAnalyticsStore; service: AnalyticsService }>
+    > {
       const database = `dw_test_${randomBase32(12).toLowerCase()}`;
       databases.push(database);
       const main = createTestDatabase(kind);
       mainDatabases.push(main);
-      // Two API processes, starting at once on a new ClickHouse database: connections of their
-      // own to the main database (its locks) and to ClickHouse; salts shared, as the main
-      // database's are.
       const metadata = new MemoryAnalyticsMetadata();
-      const nodes = await Promise.all(
+      return Promise.all(
         [0, 1].map(async () => {
           const storage = main.open();
           opened.push(storage);
           const store = await openClickHouseAnalyticsStore({ url, database, locks: storage.locks });
           opened.push(store);
-          return new AnalyticsService({ store, salts: metadata, settings: metadata, clock: () => NOW });
+          return {
+            store,
+            service: new AnalyticsService({ store, salts: metadata, settings: metadata, clock: () => NOW }),
+          };
         }),
       );
+    }
+
+    it('counts exactly when two processes start and append to one project at the same moment', async () => {
+      const nodes = (await startNodes()).map((n) => n.service);
       const [a, b] = nodes as [AnalyticsService, AnalyticsService];
       const reference = new ReferenceAnalytics();
       for (let n = 0; n < 12; n++) {
@@ -94,13 +111,8 @@ describe.each<TestBackend>(['sqlite', 'postgres'])(
           [30, 0],
         ]);
       }
-      const ranges = [
-        { from: null, to: null },
-        { from: START + DAY, to: START + 3 * DAY },
-        { from: START + DAY / 2, to: START + 2 * DAY + 3_600_000 },
-      ];
       for (const node of nodes) {
-        for (const range of ranges) {
+        for (const range of RANGES) {
           for (const measure of ['visitors', 'views'] as const) {
             const report = await node.pages('prj', measure, { range, limit: 100, offset: 0 });
             const expected = reference.pages(range, measure, false);
@@ -113,6 +125,49 @@ describe.each<TestBackend>(['sqlite', 'postgres'])(
           }
         }
       }
+    }, 60_000);
+
+    it('keeps the first-visit tables equal to a rebuild from the views while one node reclassifies and the other appends', async () => {
+      const [a, b] = (await startNodes()) as [
+        { store: ClickHouseAnalyticsStore; service: AnalyticsService },
+        { store: ClickHouseAnalyticsStore; service: AnalyticsService },
+      ];
+      // Views of an older agent list (GPTBot stored as a browser), for the reclassification to change.
+      await a.store.append(
+        'prj',
+        Array.from({ length: 300 }, (_, i) => ({
+          eventKey: null,
+          timestamp: START + (i % 3) * DAY + i * 1000,
+          path: `/guide/${i % 5}`,
+          visitorKey: Buffer.alloc(16, i % 13),
+          category: 'human' as const,
+          purpose: null,
+          agent: 'Browser',
+          classifierVersion: 0,
+          userAgent: i % 2 === 0 ? GPTBOT : (USER_AGENTS[0] as string),
+          flags: 0,
+          status: 200,
+          referrer: null,
+          verified: false,
+        })),
+      );
+      const appending = (async () => {
+        for (let n = 0; n < 20; n++) await b.service.ingest('prj', batch(n, 'b'));
+      })();
+      const reclassified = await a.service.reclassify('prj');
+      await appending;
+      expect(reclassified.changed).toBe(150);
+      const exports = async () =>
+        Promise.all(
+          RANGES.flatMap((range) =>
+            (['visitors', 'views'] as const).map((measure) =>
+              a.service.pages('prj', measure, { range, limit: 100, offset: 0 }),
+            ),
+          ),
+        );
+      const kept = await exports();
+      await a.store.finishBulk('prj'); // the first-visit tables built again from the views alone
+      expect(kept).toEqual(await exports());
     }, 60_000);
   },
 );
