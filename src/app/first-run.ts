@@ -21,8 +21,14 @@ export interface FirstRun {
 /**
  * On a fresh install there is no project: create one pointing at a copy of the example
  * documentation site (a local git repository in the data dir) and an admin key for it.
+ * Processes starting at once on a fresh database take turns (a lock of the main database), so
+ * one of them creates it and the others find it.
  */
-export async function ensureDefaultProject(services: Services): Promise<FirstRun> {
+export function ensureDefaultProject(services: Services): Promise<FirstRun> {
+  return services.storage.locks.holding(['first run'], () => createDefaultProject(services));
+}
+
+async function createDefaultProject(services: Services): Promise<FirstRun> {
   const existing = await services.projects.list();
   const first = existing[0];
   if (first) return { project: first, newKey: null, newKeyExpiresAt: null };
