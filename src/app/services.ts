@@ -46,7 +46,7 @@ import { HttpWebhookTransport } from '../integrations/webhooks/http-transport.ts
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
 import { adoptEmbeddedMetadata } from './adopt-embedded-metadata.ts';
-import { loadCrawlerRanges } from './crawler-ranges.ts';
+import { loadCrawlerRanges, storedRangeLists } from './crawler-ranges.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
 import { keepEmbeddedHistory } from './keep-embedded-history.ts';
 import { analyticsFile, openAnalytics } from './open-analytics.ts';
@@ -135,7 +135,7 @@ export async function openServices(
       clock,
       logger,
       settings: analyticsOptions,
-      crawlerRanges: loadCrawlerRanges(config.dataDir, logger),
+      crawlerRanges: loadCrawlerRanges(config.dataDir, logger, await storedRangeLists(storage)),
       ...(overrides.analyticsStore ? { store: overrides.analyticsStore } : {}),
     });
   } catch (error) {

@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import {
   CRAWLER_RANGE_SOURCES,
   type CrawlerRangeSource,
   parsePublishedRanges,
 } from '../domain/analytics/crawler-range-files.ts';
-import { loadRangeLists, refreshedRangesDir } from './crawler-ranges.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { Storage } from '../storage/database.ts';
+import { saveCrawlerRangeList } from '../storage/queries/crawler-range-lists.ts';
+import { loadRangeLists, storedRangeLists } from './crawler-ranges.ts';
 
 /** What `update-lists` did with one source. */
 export interface ListUpdate {
@@ -26,6 +26,10 @@ export interface ListUpdate {
 }
 
 export interface UpdateOptions {
+  /** The main database, migrated: the lists go there, for every node. */
+  storage: Storage;
+  clock: Clock;
+  /** Where an older version's refreshed copies may be (read for "before", not written). */
   dataDir: string;
   /** Fetches one published list (HTTPS, with a timeout and a size cap). */
   fetchText: (url: string) => Promise<string>;
@@ -36,18 +40,17 @@ export interface UpdateOptions {
 }
 
 /**
- * Fetches every published list, checks its shape strictly and writes the good ones into
- * `<dataDir>/crawler-ranges/` atomically (a temporary file renamed over the old copy), so a
- * reader never sees half a list. A list that fails (network, status, size, shape) keeps its old
- * copy, and its error names it; the other lists are updated all the same.
+ * Fetches every published list, checks its shape strictly and stores the good ones in the main
+ * database (one row a list, written whole), so every node reads the same lists when it starts. A
+ * list that fails (network, status, size, shape) keeps its old copy, and its error names it;
+ * the other lists are updated all the same.
  */
 export async function updateCrawlerRangeLists(options: UpdateOptions): Promise<ListUpdate[]> {
   const sources = options.sources ?? CRAWLER_RANGE_SOURCES;
+  const stored = await storedRangeLists(options.storage);
   const current = new Map(
-    loadRangeLists(options.dataDir, options.logger, sources).map((l) => [l.source.file, l]),
+    loadRangeLists(options.dataDir, options.logger, sources, stored).map((l) => [l.source.file, l]),
   );
-  const dir = refreshedRangesDir(options.dataDir);
-  await mkdir(dir, { recursive: true });
   const updates: ListUpdate[] = [];
   for (const source of sources) {
     const url = options.baseUrl ? `${options.baseUrl.replace(/\/+$/, '')}/${source.file}` : source.url;
@@ -61,7 +64,11 @@ export async function updateCrawlerRangeLists(options: UpdateOptions): Promise<L
       const newSet = new Set(list.prefixes);
       const added = [...newSet].filter((p) => !oldSet.has(p)).length;
       const removed = [...oldSet].filter((p) => !newSet.has(p)).length;
-      await writeAtomically(path.join(dir, source.file), text);
+      await saveCrawlerRangeList(options.storage.db, {
+        file: source.file,
+        body: text,
+        updatedAt: options.clock().toISOString(),
+      });
       updates.push({
         ...base,
         status: added + removed === 0 && old?.origin === 'refreshed' ? 'unchanged' : 'updated',
@@ -83,15 +90,4 @@ export async function updateCrawlerRangeLists(options: UpdateOptions): Promise<L
     }
   }
   return updates;
-}
-
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const temporary = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, text, { flush: true });
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
 }

@@ -15,6 +15,7 @@ import * as m0009 from './migrations/0009_automations.ts';
 import * as m0010 from './migrations/0010_turn_cost.ts';
 import * as m0011 from './migrations/0011_webhook_rotation.ts';
 import * as m0012 from './migrations/0012_automation_secret_rotation.ts';
+import * as m0013 from './migrations/0013_crawler_range_lists.ts';
 
 // Listed explicitly (not read from disk) so migrations ship with the code that needs them.
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_turn_cost': m0010,
   '0011_webhook_rotation': m0011,
   '0012_automation_secret_rotation': m0012,
+  '0013_crawler_range_lists': m0013,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -24,6 +24,7 @@ export interface Database {
   automations: AutomationsTable;
   automation_runs: AutomationRunsTable;
   automation_slots: AutomationSlotsTable;
+  crawler_range_lists: CrawlerRangeListsTable;
 }
 
 export interface ProjectsTable {
@@ -315,3 +316,12 @@ export type AutomationRow = Selectable<AutomationsTable>;
 export type AutomationUpdate = Updateable<AutomationsTable>;
 export type AutomationRunRow = Selectable<AutomationRunsTable>;
 export type AutomationRunUpdate = Updateable<AutomationRunsTable>;
+
+/** A crawler IP range list as `update-lists` fetched it (migration 0013). */
+export interface CrawlerRangeListsTable {
+  /** The list's file name in the manifest, e.g. `gptbot.json`. */
+  file: string;
+  /** The published JSON text. */
+  body: string;
+  updated_at: string;
+}

@@ -25,7 +25,7 @@ export interface ParallelImportOptions {
   /** The main database: salts and settings (each worker opens its own connection). */
   database: DatabaseConfig;
   settings: AnalyticsOptions;
-  /** Where refreshed crawler ranges are: each worker loads them (see app/crawler-ranges.ts). */
+  /** Where an older version's refreshed crawler ranges are; each worker also reads the main database's (app/crawler-ranges.ts). */
   dataDir: string;
   onProgress?: (progress: ImportProgress) => void;
 }

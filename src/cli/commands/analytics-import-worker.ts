@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { loadCrawlerRanges } from '../../app/crawler-ranges.ts';
+import { loadCrawlerRanges, storedRangeLists } from '../../app/crawler-ranges.ts';
 import { openAnalytics } from '../../app/open-analytics.ts';
 import type { AnalyticsBackendConfig } from '../../config/analytics-backend.ts';
 import type { LogFormat } from '../../domain/analytics/log-formats.ts';
@@ -22,7 +22,7 @@ interface Slice {
   backend: AnalyticsBackendConfig;
   database: DatabaseConfig;
   settings: AnalyticsOptions;
-  /** Where refreshed crawler ranges are (`update-lists`): workers verify agents like the server. */
+  /** Where an older version's refreshed crawler ranges are; the main database's come first. */
   dataDir: string;
   /** Embedded engine only. */
   threadLock: SharedArrayBuffer | null;
@@ -36,7 +36,7 @@ const analytics = await openAnalytics({
   clock: systemClock,
   logger: pino({ level: 'silent' }),
   settings: slice.settings,
-  crawlerRanges: loadCrawlerRanges(slice.dataDir),
+  crawlerRanges: loadCrawlerRanges(slice.dataDir, undefined, await storedRangeLists(storage)),
   identityCacheLimit: 2_000_000,
   ...(slice.threadLock ? { threadLock: slice.threadLock, bulkImport: true } : {}),
 });

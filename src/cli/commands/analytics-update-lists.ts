@@ -1,13 +1,15 @@
-import { refreshedRangesDir } from '../../app/crawler-ranges.ts';
 import { type ListUpdate, updateCrawlerRangeLists } from '../../app/update-crawler-ranges.ts';
 import { loadConfig } from '../../config/config.ts';
+import { systemClock } from '../../domain/clock.ts';
 import { DEFAULT_DOWNLOAD_LIMITS, downloadList } from '../../integrations/crawler-ranges/download-list.ts';
+import { openStorage } from '../../storage/database.ts';
+import { migrate } from '../../storage/migrate.ts';
 import { cliIo } from '../io.ts';
 import { print, table } from '../output.ts';
 
 /**
  * `docwright analytics update-lists`: fetch the operators' published crawler IP ranges into the
- * data dir. Servers and imports started afterwards verify agents with them.
+ * main database. Servers and imports started afterwards, on every node, verify agents with them.
  */
 export async function analyticsUpdateListsCommand(options: {
   json: boolean;
@@ -18,18 +20,27 @@ export async function analyticsUpdateListsCommand(options: {
   if (baseUrl !== undefined && !/^https?:\/\/[^/]/.test(baseUrl)) {
     throw new Error(`--source-url-override must be an http:// or https:// URL (got "${baseUrl}")`);
   }
-  const lists = await updateCrawlerRangeLists({
-    dataDir: config.dataDir,
-    baseUrl,
-    // A mirror given on purpose may be plain HTTP (a local test server); published URLs are HTTPS.
-    fetchText: (url) => downloadList(url, { ...DEFAULT_DOWNLOAD_LIMITS, allowHttp: baseUrl !== undefined }),
-  });
-  const result = { directory: refreshedRangesDir(config.dataDir), lists };
+  const storage = openStorage(config.database);
+  let lists: ListUpdate[];
+  try {
+    await migrate(storage, config.database);
+    lists = await updateCrawlerRangeLists({
+      storage,
+      clock: systemClock,
+      dataDir: config.dataDir,
+      baseUrl,
+      // A mirror given on purpose may be plain HTTP (a local test server); published URLs are HTTPS.
+      fetchText: (url) => downloadList(url, { ...DEFAULT_DOWNLOAD_LIMITS, allowHttp: baseUrl !== undefined }),
+    });
+  } finally {
+    await storage.close();
+  }
+  const result = { storedIn: 'main database' as const, lists };
   print(options.json, result, render);
   if (lists.some((l) => l.status === 'failed')) cliIo().exitCode = 1;
 }
 
-function render({ directory, lists }: { directory: string; lists: ListUpdate[] }): string {
+function render({ lists }: { lists: ListUpdate[] }): string {
   const rows = lists.map((l) => [
     l.file,
     l.operator,
@@ -41,7 +52,7 @@ function render({ directory, lists }: { directory: string; lists: ListUpdate[] }
   for (const l of lists) if (l.error) lines.push(`Error: ${l.error}`);
   const changed = lists.filter((l) => l.status === 'updated').length;
   lines.push(
-    `${changed} of ${lists.length} lists changed, written to ${directory}. Restart the server (and running imports) to use them.`,
+    `${changed} of ${lists.length} lists changed, stored in the main database. Restart the servers on every node (and running imports) to use them.`,
   );
   return lines.join('\n');
 }

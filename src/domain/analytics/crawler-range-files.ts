@@ -8,7 +8,7 @@ import type { CrawlerRangeSet } from './crawler-ranges.ts';
  * agent list it covers, and where the copy shipped with Docwright came from.
  */
 export interface CrawlerRangeSource {
-  /** The file name, shipped beside the manifest and refreshed into `<dataDir>/crawler-ranges/`. */
+  /** The file name, shipped beside the manifest; `update-lists` stores refreshed copies under it. */
   file: string;
   operator: string;
   /** Agent names as in the agent list; null: every agent of the operator. */

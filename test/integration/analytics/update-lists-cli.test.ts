@@ -1,23 +1,29 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCrawlerRanges } from '../../../src/app/crawler-ranges.ts';
+import { loadCrawlerRanges, storedRangeLists } from '../../../src/app/crawler-ranges.ts';
+import { openServices } from '../../../src/app/services.ts';
+import { loadConfig } from '../../../src/config/config.ts';
 import {
   CRAWLER_RANGE_SOURCES,
   SHIPPED_CRAWLER_RANGES,
 } from '../../../src/domain/analytics/crawler-range-files.ts';
 import { runCliInProcess } from '../../helpers/cli.ts';
+import { createTestDatabase, type TestDatabase, testBackend } from '../../helpers/storage.ts';
 
+const GPTBOT =
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot';
 const BIN = fileURLToPath(new URL('../../../bin/docwright.js', import.meta.url));
 
 interface Result {
   code: number;
-  output: { directory: string; lists: Array<Record<string, unknown>> };
+  output: { storedIn: string; lists: Array<Record<string, unknown>> };
 }
 
 /** A local server answering for the operators, in their published shapes; each test sets the answers. */
@@ -35,26 +41,31 @@ function shipped(file: string): Record<string, unknown> {
   return JSON.parse(readFileSync(fileURLToPath(new URL(file, SHIPPED_CRAWLER_RANGES)), 'utf8'));
 }
 
-describe('docwright analytics update-lists', () => {
+describe(`docwright analytics update-lists on ${testBackend}`, () => {
   const { server, answers } = publisher();
   let base: string;
-  let dataDir: string;
+  let database: TestDatabase;
+  /** Another machine of the deployment: a data directory of its own, the same main database. */
+  let otherDataDir: string;
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    dataDir = mkdtempSync(path.join(tmpdir(), 'dw-update-lists-'));
+    database = createTestDatabase();
+    otherDataDir = mkdtempSync(path.join(tmpdir(), 'dw-update-lists-'));
   });
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
-    rmSync(dataDir, { recursive: true, force: true });
+    await database.drop();
+    rmSync(otherDataDir, { recursive: true, force: true });
   });
+  const env = () => ({ ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent' });
 
   const run = (args: string[]) =>
     new Promise<Result>((resolve, reject) => {
       execFile(
         process.execPath,
         [BIN, 'analytics', 'update-lists', ...args],
-        { env: { ...process.env, DOCWRIGHT_DATA_DIR: dataDir, DOCWRIGHT_LOG_LEVEL: 'silent' } },
+        { env: { ...process.env, ...env() } },
         (error, stdout, stderr) => {
           try {
             resolve({ code: error ? Number(error.code) : 0, output: JSON.parse(stdout) });
@@ -66,14 +77,19 @@ describe('docwright analytics update-lists', () => {
     });
   /** The same command in this process (test/helpers/cli.ts); the first test runs the binary. */
   const runInProcess = async (args: string[]): Promise<Result> => {
-    const result = await runCliInProcess(['analytics', 'update-lists', ...args], {
-      DOCWRIGHT_DATA_DIR: dataDir,
-      DOCWRIGHT_LOG_LEVEL: 'silent',
-    });
+    const result = await runCliInProcess(['analytics', 'update-lists', ...args], env());
     return { code: result.code ?? -1, output: JSON.parse(result.stdout) };
   };
   const list = (result: Result, file: string) => result.output.lists.find((l) => l.file === file);
-  const refreshed = (file: string) => path.join(dataDir, 'crawler-ranges', file);
+  /** The lists stored in the main database, as a node reads them when it starts. */
+  const stored = async () => {
+    const storage = database.open();
+    try {
+      return await storedRangeLists(storage);
+    } finally {
+      await storage.close();
+    }
+  };
 
   it('fetches each list, writes the good ones, keeps the old copy of a bad one and names it', async () => {
     for (const source of CRAWLER_RANGE_SOURCES) {
@@ -114,16 +130,37 @@ describe('docwright analytics update-lists', () => {
     );
     expect(list(first, 'duckassistbot.json')?.error).toMatch(/duckassistbot\.json: HTTP 503$/);
     expect(list(first, 'googlebot.json')).toMatchObject({ status: 'updated', added: 0, removed: 0 });
-    expect(existsSync(refreshed('bingbot.json'))).toBe(false);
-    expect(existsSync(refreshed('gptbot.json'))).toBe(true);
-    // What a server started now uses: the new GPTBot range, Bing's shipped copy.
-    const ranges = loadCrawlerRanges(dataDir);
+    expect(first.output.storedIn).toBe('main database');
+    const lists = await stored();
+    expect(lists.has('bingbot.json')).toBe(false);
+    expect(lists.has('gptbot.json')).toBe(true);
+    // What a server started now uses, on any machine of the deployment: the new GPTBot range,
+    // Bing's shipped copy.
+    const ranges = loadCrawlerRanges(otherDataDir, undefined, lists);
     expect(ranges.verifies('GPTBot', 'OpenAI', '198.51.100.200')).toBe(true);
     expect(ranges.verifies('Bingbot', 'Microsoft', '157.55.39.1')).toBe(true);
+    expect(loadCrawlerRanges(otherDataDir).verifies('GPTBot', 'OpenAI', '198.51.100.200')).toBe(false);
+
+    // A server started now verifies a GPTBot from the new range.
+    const services = await openServices(loadConfig(env()), pino({ level: 'silent' }));
+    try {
+      const project = await services.projects.create({ name: 'd', repository: 'https://example.com/d.git' });
+      const result = await services.analytics.ingest(project.id, [
+        { timestamp: '2026-11-30T10:00:00Z', path: '/guide', userAgent: GPTBOT, ip: '198.51.100.200' },
+      ]);
+      expect(result.accepted).toBe(1);
+      const { agents } = await services.analytics.breakdown(project.id, {
+        range: { from: null, to: null },
+        verifiedOnly: true,
+      });
+      expect(agents).toEqual([{ agent: 'GPTBot', category: 'ai_crawler', visitors: 1, views: 1 }]);
+    } finally {
+      await services.close();
+    }
   });
 
   it('keeps a refreshed copy when its next download fails, and reports unchanged lists', async () => {
-    const before = readFileSync(refreshed('gptbot.json'), 'utf8');
+    const before = (await stored()).get('gptbot.json');
     answers.set('/gptbot.json', { status: 200, body: '{"creationTime": "2026-11-25", "prefixes": [' });
     answers.set('/bingbot.json', { status: 200, body: JSON.stringify(shipped('bingbot.json')) });
     answers.set('/perplexitybot.json', { status: 200, body: JSON.stringify(shipped('perplexitybot.json')) });
@@ -131,7 +168,7 @@ describe('docwright analytics update-lists', () => {
     const second = await runInProcess(['--json', '--source-url-override', `${base}/`]);
     expect(second.code).toBe(1);
     expect(list(second, 'gptbot.json')).toMatchObject({ status: 'failed', before: 22, after: 22 });
-    expect(readFileSync(refreshed('gptbot.json'), 'utf8')).toBe(before);
+    expect((await stored()).get('gptbot.json')).toBe(before);
     expect(list(second, 'googlebot.json')).toMatchObject({ status: 'unchanged' });
     expect(list(second, 'bingbot.json')).toMatchObject({ status: 'updated', before: 28, after: 28 });
     expect(list(second, 'duckassistbot.json')).toMatchObject({
@@ -143,10 +180,10 @@ describe('docwright analytics update-lists', () => {
   });
 
   it('refuses an override that is not an HTTP URL', async () => {
-    const bad = await runCliInProcess(['analytics', 'update-lists', '--source-url-override', 'file:///etc'], {
-      DOCWRIGHT_DATA_DIR: dataDir,
-      DOCWRIGHT_LOG_LEVEL: 'silent',
-    });
+    const bad = await runCliInProcess(
+      ['analytics', 'update-lists', '--source-url-override', 'file:///etc'],
+      env(),
+    );
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--source-url-override must be an http/);
   });

@@ -119,7 +119,7 @@ describe('parsePublishedRanges', () => {
   });
 });
 
-describe('a refreshed copy in the data dir', () => {
+describe('a refreshed copy in the data dir (where versions before 2026-12-02 wrote them)', () => {
   let dataDir: string;
   beforeEach(() => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'dw-ranges-'));
@@ -144,6 +144,20 @@ describe('a refreshed copy in the data dir', () => {
     const logger = { warn: (...args: unknown[]) => warnings.push(args) } as never;
     const ranges = loadCrawlerRanges(dataDir, logger);
     expect(ranges.verifies('GPTBot', 'OpenAI', '20.171.206.7')).toBe(true);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it("comes after the main database's copy, which a copy that does not read there falls back from", () => {
+    const inDataDir = { prefixes: [{ ipv4Prefix: '198.51.100.0/24' }] };
+    writeFileSync(path.join(refreshedRangesDir(dataDir), 'gptbot.json'), JSON.stringify(inDataDir));
+    const stored = new Map([['gptbot.json', JSON.stringify({ prefixes: [{ ipv4Prefix: '192.0.2.0/24' }] })]]);
+    const ranges = loadCrawlerRanges(dataDir, undefined, stored);
+    expect(ranges.verifies('GPTBot', 'OpenAI', '192.0.2.9')).toBe(true);
+    expect(ranges.verifies('GPTBot', 'OpenAI', '198.51.100.9')).toBe(false);
+    const warnings: unknown[] = [];
+    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as never;
+    const broken = loadCrawlerRanges(dataDir, logger, new Map([['gptbot.json', '{"prefixes": [']]));
+    expect(broken.verifies('GPTBot', 'OpenAI', '198.51.100.9')).toBe(true);
     expect(warnings).toHaveLength(1);
   });
 
