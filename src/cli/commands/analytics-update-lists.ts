@@ -52,7 +52,9 @@ function render({ lists }: { lists: ListUpdate[] }): string {
   for (const l of lists) if (l.error) lines.push(`Error: ${l.error}`);
   const changed = lists.filter((l) => l.status === 'updated').length;
   lines.push(
-    `${changed} of ${lists.length} lists changed, stored in the main database. Restart the servers on every node (and running imports) to use them.`,
+    changed === 0
+      ? `No list changed (${lists.length} lists).`
+      : `${changed} of ${lists.length} lists changed, stored in the main database. Restart the servers on every node (and running imports) to use them.`,
   );
   return lines.join('\n');
 }
