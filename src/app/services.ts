@@ -46,7 +46,7 @@ import { HttpWebhookTransport } from '../integrations/webhooks/http-transport.ts
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
 import { adoptEmbeddedMetadata } from './adopt-embedded-metadata.ts';
-import { loadCrawlerRanges, storedRangeLists } from './crawler-ranges.ts';
+import { CrawlerRangeReload } from './crawler-range-reload.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
 import { keepEmbeddedHistory } from './keep-embedded-history.ts';
 import { analyticsFile, openAnalytics } from './open-analytics.ts';
@@ -72,6 +72,8 @@ export interface Services extends HttpServices {
   projectRemoval: ProjectRemoval;
   analytics: AnalyticsService;
   analyticsOptions: AnalyticsOptions;
+  /** Picks up the crawler range lists `update-lists` stores (serve starts its hourly check). */
+  crawlerRangeReload: CrawlerRangeReload;
   /** Sends the webhook outbox; started by the worker (createWorker), idle otherwise. */
   webhookDispatcher: WebhookDispatcher;
   /** Starts the runs of due schedule slots; started by the worker (createWorker), idle otherwise. */
@@ -116,6 +118,7 @@ export async function openServices(
   const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   let analytics: AnalyticsService;
+  const crawlerRangeReload = new CrawlerRangeReload({ storage, dataDir: config.dataDir, logger });
   try {
     // Before any view is keyed: salts of an older analytics file must be the ones used.
     await adoptEmbeddedMetadata({
@@ -135,9 +138,10 @@ export async function openServices(
       clock,
       logger,
       settings: analyticsOptions,
-      crawlerRanges: loadCrawlerRanges(config.dataDir, logger, await storedRangeLists(storage)),
+      crawlerRanges: await crawlerRangeReload.load(),
       ...(overrides.analyticsStore ? { store: overrides.analyticsStore } : {}),
     });
+    crawlerRangeReload.applyTo((ranges) => analytics.setCrawlerRanges(ranges));
   } catch (error) {
     await storage.close();
     throw error;
@@ -276,6 +280,7 @@ export async function openServices(
     ),
     analytics,
     analyticsOptions,
+    crawlerRangeReload,
     webhookDispatcher,
     webhooks: new WebhookService({
       storage,

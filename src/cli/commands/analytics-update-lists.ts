@@ -54,7 +54,7 @@ function render({ lists }: { lists: ListUpdate[] }): string {
   lines.push(
     changed === 0
       ? `No list changed (${lists.length} lists).`
-      : `${changed} of ${lists.length} lists changed, stored in the main database. Restart the servers on every node (and running imports) to use them.`,
+      : `${changed} of ${lists.length} lists changed, stored in the main database. Running servers use them within the hour (restart them to use them now); running imports do not.`,
   );
   return lines.join('\n');
 }

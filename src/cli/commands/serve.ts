@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { CRAWLER_RANGE_RELOAD_EVERY_MS } from '../../app/crawler-range-reload.ts';
 import { defaultModelProblem } from '../../app/create-agent.ts';
 import { ensureDefaultProject, ensureFirstSignIn } from '../../app/first-run.ts';
 import { createWorker } from '../../app/services.ts';
@@ -29,6 +30,9 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
   worker?.start();
   const stopSaltPruning = services.analytics.startSaltPruning((error) =>
     logger.warn({ err: error }, 'could not delete expired analytics salts; will retry'),
+  );
+  const stopRangeReload = services.crawlerRangeReload.start(CRAWLER_RANGE_RELOAD_EVERY_MS, (error) =>
+    logger.warn({ err: error }, 'could not read the stored crawler range lists; will retry'),
   );
   const modelProblem = defaultModelProblem(config);
   if (modelProblem)
@@ -72,6 +76,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
   onShutdown(
     async () => {
       stopSaltPruning();
+      stopRangeReload();
       await app.close();
       await worker?.stop();
       await services.close();

@@ -131,6 +131,16 @@ export class AnalyticsService {
     return () => clearInterval(timer);
   }
 
+  /**
+   * Verifies agents with these ranges from now on, here and in the preparation threads (after
+   * `update-lists` stored new lists; see app/crawler-range-reload.ts). Views already stored
+   * keep their mark.
+   */
+  setCrawlerRanges(ranges: CrawlerRanges): void {
+    this.ingestor.preparer.setCrawlerRanges(ranges);
+    this.pool?.setCrawlerRanges(ranges);
+  }
+
   /** Validates, classifies and stores views; resolves once they are durable. */
   async ingest(projectId: string, events: readonly unknown[]): Promise<IngestResult> {
     if (events.length > this.maxBatch) {

@@ -140,13 +140,23 @@ export type PreparationSettings = Pick<AnalyticsSettings, 'pageRules' | 'saltRot
  */
 export class EventPreparer {
   private readonly identity: VisitorIdentity;
-  readonly crawlerRanges: CrawlerRanges;
+  private ranges: CrawlerRanges;
   /** Compiled page-view rules, by their JSON: projects mostly share the defaults. */
   private readonly ruleSets = new Map<string, PageRuleSet>();
 
   constructor(identity: VisitorIdentity, crawlerRanges: CrawlerRanges) {
     this.identity = identity;
-    this.crawlerRanges = crawlerRanges;
+    this.ranges = crawlerRanges;
+  }
+
+  /** The ranges that verify agents now. */
+  get crawlerRanges(): CrawlerRanges {
+    return this.ranges;
+  }
+
+  /** Verifies the events prepared from now on with these ranges (refreshed lists). */
+  setCrawlerRanges(ranges: CrawlerRanges): void {
+    this.ranges = ranges;
   }
 
   ruleSet(rules: PageRules): PageRuleSet {

@@ -25,7 +25,9 @@ export type PoolRequest =
     }
   /** The answer to a thread's salt request; no salt when it could not be read. */
   | { kind: 'salt'; period: string; salt: Uint8Array | null }
-  | { kind: 'forget'; periods: string[] };
+  | { kind: 'forget'; periods: string[] }
+  /** Refreshed crawler ranges: bodies prepared after this message are verified with them. */
+  | { kind: 'ranges'; crawlerRanges: readonly CrawlerRangeSet[] };
 
 /** From a preparation thread to the pool. */
 export type PoolReply =

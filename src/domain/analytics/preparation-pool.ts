@@ -30,7 +30,7 @@ interface Thread {
  * page rules and clock.
  */
 export class PreparationPool {
-  private readonly options: PreparationPoolOptions;
+  private options: PreparationPoolOptions;
   private readonly threads: Thread[] = [];
   private nextId = 1;
   private closed = false;
@@ -75,6 +75,13 @@ export class PreparationPool {
   forget(periods: string[]): void {
     if (periods.length === 0) return;
     for (const thread of this.threads) thread.worker.postMessage({ kind: 'forget', periods } as PoolRequest);
+  }
+
+  /** Refreshed crawler ranges: running threads switch to them, and new threads start with them. */
+  setCrawlerRanges(ranges: CrawlerRanges): void {
+    this.options = { ...this.options, crawlerRanges: ranges };
+    const message: PoolRequest = { kind: 'ranges', crawlerRanges: ranges.sets };
+    for (const thread of this.threads) thread.worker.postMessage(message);
   }
 
   async close(): Promise<void> {

@@ -53,6 +53,9 @@ port.on('message', (message: PoolRequest) => {
     case 'forget':
       identity.forget(message.periods);
       return;
+    case 'ranges':
+      preparer.setCrawlerRanges(new CrawlerRanges(message.crawlerRanges));
+      return;
   }
 });
 

@@ -179,6 +179,62 @@ describe(`docwright analytics update-lists on ${testBackend}`, () => {
     });
   });
 
+  it('a running server verifies with the stored lists from its next check on, in its preparation threads too', async () => {
+    const gptbot = JSON.parse((await stored()).get('gptbot.json') ?? '') as { prefixes: object[] };
+    const services = await openServices(loadConfig(env()), pino({ level: 'silent' }), {
+      analytics: { preparationThreads: 1 },
+    });
+    try {
+      const project = await services.projects.create({ name: 'r', repository: 'https://example.com/r.git' });
+      const at = new Date(Date.now() - 60_000).toISOString();
+      const view = (ip: string) => ({ timestamp: at, path: '/guide', userAgent: GPTBOT, ip });
+      const body = (ip: string) => new TextEncoder().encode(JSON.stringify({ events: [view(ip)] }));
+      // Under verifiedOnly a claimed GPTBot counts as a bot.
+      const verifiedVisitors = async () =>
+        (
+          await services.analytics.breakdown(project.id, {
+            range: { from: null, to: null },
+            verifiedOnly: true,
+          })
+        ).agents
+          .filter((agent) => agent.category === 'ai_crawler')
+          .reduce((sum, agent) => sum + agent.visitors, 0);
+      // Before the update: 203.0.113.0/24 is no published GPTBot range; the thread is running.
+      expect((await services.analytics.ingest(project.id, [view('203.0.113.5')])).accepted).toBe(1);
+      expect((await services.analytics.ingestBody(project.id, body('203.0.113.6')))?.accepted).toBe(1);
+      expect(services.analytics.batchesPreparedInThreads).toBe(1);
+      expect(await services.crawlerRangeReload.check()).toBe(false);
+      expect(await verifiedVisitors()).toBe(0);
+
+      answers.set('/gptbot.json', {
+        status: 200,
+        body: JSON.stringify({
+          creationTime: '2026-12-01T11:00:00Z',
+          prefixes: [...gptbot.prefixes, { ipv4Prefix: '203.0.113.0/24' }],
+        }),
+      });
+      expect(
+        list(await runInProcess(['--json', '--source-url-override', base]), 'gptbot.json'),
+      ).toMatchObject({
+        status: 'updated',
+        added: 1,
+      });
+      // Not until the check: a node reads the main database hourly, not per request.
+      expect((await services.analytics.ingest(project.id, [view('203.0.113.7')])).accepted).toBe(1);
+      expect(await verifiedVisitors()).toBe(0);
+
+      expect(await services.crawlerRangeReload.check()).toBe(true);
+      expect(await services.crawlerRangeReload.check()).toBe(false);
+      expect((await services.analytics.ingest(project.id, [view('203.0.113.8')])).accepted).toBe(1);
+      expect((await services.analytics.ingestBody(project.id, body('203.0.113.9')))?.accepted).toBe(1);
+      expect(services.analytics.batchesPreparedInThreads).toBe(2);
+      // The views from .8 (this thread) and .9 (the preparation thread); the earlier ones keep their mark.
+      expect(await verifiedVisitors()).toBe(2);
+    } finally {
+      await services.close();
+    }
+  });
+
   it('refuses an override that is not an HTTP URL', async () => {
     const bad = await runCliInProcess(
       ['analytics', 'update-lists', '--source-url-override', 'file:///etc'],
