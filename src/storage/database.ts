@@ -14,6 +14,7 @@ import {
 import pg from 'pg';
 import { type Locks, postgresLocks, sqliteLocks } from './locks.ts';
 import { OwnSchemaPostgresDialect } from './own-schema-introspector.ts';
+import { surviveConnectionLoss } from './pg-connection-loss.ts';
 import { type ListenHandlers, type Listening, listenPostgres } from './pg-listener.ts';
 import type { Database } from './schema.ts';
 
@@ -128,8 +129,7 @@ function openPostgres(url: string, schema: string | null): Storage {
     // A schema of our own is selected for every connection, so queries stay unqualified.
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  // An idle client that loses its connection must not crash the process.
-  pool.on('error', () => {});
+  surviveConnectionLoss(pool);
   const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
   const listeners = new Set<Listening>();
   return {

@@ -12,8 +12,12 @@ export interface Locks {
    * Runs `work` while this caller holds every named lock; no other holder of any of them runs
    * meanwhile, in this process or another. The names are taken in sorted order, so two callers
    * wanting overlapping sets cannot deadlock. Not reentrant: `work` must not ask again.
+   *
+   * `lost` aborts when the locks may have gone while `work` runs (PostgreSQL: the session that
+   * holds them ended), so another holder may now run too: `work` checks it before each write
+   * that must not overlap another holder's (`lost.throwIfAborted()`).
    */
-  holding<T>(names: readonly string[], work: () => Promise<T>): Promise<T>;
+  holding<T>(names: readonly string[], work: (lost: AbortSignal) => Promise<T>): Promise<T>;
   /** Lets go of what the locks keep open (a file); the storage closes them with itself. */
   close(): void;
 }
@@ -34,12 +38,32 @@ export function postgresLocks(pool: pg.Pool): Locks {
   };
 }
 
+/** Why `lost` aborted: the session holding the locks ended, so the server released them. */
+export class LockLostError extends Error {
+  constructor(names: readonly string[], cause: unknown) {
+    super(
+      `lost the lock on ${names.join(', ')}: the PostgreSQL connection holding it ended; nothing more is written under it (retry)`,
+      { cause },
+    );
+    this.name = 'LockLostError';
+  }
+}
+
 async function holdingOnServer<T>(
   pool: pg.Pool,
   names: readonly string[],
-  work: () => Promise<T>,
+  work: (lost: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  // The server releases a session's locks when its connection ends: from then on another
+  // process may hold them too. (The listener also keeps an idle client's connection error
+  // from being unhandled.)
+  const lost = new AbortController();
+  const onLost = (error?: unknown) => {
+    if (!lost.signal.aborted) lost.abort(new LockLostError(names, error));
+  };
+  client.on('error', onLost);
+  client.on('end', onLost);
   let unlocked = false;
   try {
     for (const name of [...new Set(names)].sort())
@@ -47,7 +71,7 @@ async function holdingOnServer<T>(
         `select pg_advisory_lock(hashtext('docwright locks ' || coalesce(current_schema(), '')), hashtext($1))`,
         [name],
       );
-    return await work();
+    return await work(lost.signal);
   } finally {
     await client.query('select pg_advisory_unlock_all()').then(
       () => {
@@ -55,10 +79,15 @@ async function holdingOnServer<T>(
       },
       () => {},
     );
+    client.off('error', onLost);
+    client.off('end', onLost);
     // A connection that could not unlock may still hold the locks: close it rather than reuse it.
     client.release(unlocked ? undefined : true);
   }
 }
+
+/** For locks that cannot go while their holder lives (a file's, a process's own). */
+const NEVER_LOST = new AbortController().signal;
 
 const FIRST_WAIT_MS = 1;
 const LONGEST_WAIT_MS = 25;
@@ -91,7 +120,8 @@ export function sqliteLocks(mainFile: string): Locks {
           }
         }
         try {
-          return await work();
+          // The lock is the file's, held by this process until it ROLLBACKs or dies.
+          return await work(NEVER_LOST);
         } finally {
           lockFile.exec('ROLLBACK');
         }
@@ -130,7 +160,7 @@ export function processLocks(): Locks {
       const releases: Array<() => void> = [];
       try {
         for (const name of [...new Set(names)].sort()) releases.push(await acquire(name));
-        return await work();
+        return await work(NEVER_LOST);
       } finally {
         for (const release of releases.reverse()) release();
       }

@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/database.ts';
+import { surviveConnectionLoss } from '../../src/storage/pg-connection-loss.ts';
 import { type ChildHandle, startChild } from '../helpers/processes.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/storage.ts';
+import { createTestDatabase, type TestDatabase, testBackend, testPostgresUrl } from '../helpers/storage.ts';
 
 const HOLDER = fileURLToPath(new URL('../fixtures/hold-lock.ts', import.meta.url));
 
@@ -79,4 +81,74 @@ describe('named locks of the main database', () => {
     ]);
     expect(events).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
   });
+
+  // The server releases a session's advisory locks when its connection ends (a restart, a
+  // failover, a proxy cutting it): the holder must hear of it, and the process must live on.
+  it.runIf(testBackend === 'postgres')(
+    'tells a holder whose PostgreSQL connection ended that its lock is lost, and serves the next holder',
+    async () => {
+      database = createTestDatabase();
+      const storage = open();
+      const schema = database.config.kind === 'postgres' ? database.config.schema : null;
+      const admin = new pg.Client({ connectionString: testPostgresUrl });
+      await admin.connect();
+      // The lock's key names the schema: made first, as a migrated installation has it.
+      await admin.query(`create schema ${schema}`);
+      try {
+        const outcome = storage.locks.holding(['project a'], async (lost) => {
+          const { rows } = await admin.query<{ pid: number }>(
+            `select pid from pg_locks
+              where locktype = 'advisory' and granted
+                and classid = hashtext('docwright locks ' || $1)::oid and objid = hashtext('project a')::oid`,
+            [schema],
+          );
+          expect(rows).toHaveLength(1);
+          expect(lost.aborted).toBe(false);
+          await admin.query('select pg_terminate_backend($1)', [rows[0]?.pid]);
+          for (const deadline = Date.now() + 10_000; !lost.aborted && Date.now() < deadline; )
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          lost.throwIfAborted();
+          return 'wrote after the lock was gone';
+        });
+        await expect(outcome).rejects.toThrow(
+          /^lost the lock on project a: the PostgreSQL connection holding it ended/,
+        );
+        // The pool replaced the connection: this process and another take the lock again.
+        expect(await storage.locks.holding(['project a'], async () => 'next')).toBe('next');
+        const child = await holder({ HOLD_MS: '0' });
+        await child.exited;
+        expect(child.stdout()).toMatch(/^released \d+$/m);
+      } finally {
+        await admin.end();
+      }
+    },
+    60_000,
+  );
+
+  it.runIf(testBackend === 'postgres')(
+    'a pool client checked out between two queries that loses its connection fails its next query, not the process',
+    async () => {
+      const pool = surviveConnectionLoss(new pg.Pool({ connectionString: testPostgresUrl, max: 1 }));
+      try {
+        const client = await pool.connect();
+        const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
+        const admin = new pg.Client({ connectionString: testPostgresUrl });
+        await admin.connect();
+        await admin.query('select pg_terminate_backend($1)', [pid]);
+        await admin.end();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const failed = await client.query('select 1').then(
+          () => null,
+          (error: Error) => error,
+        );
+        expect(failed).toBeInstanceOf(Error);
+        client.release(failed ?? undefined);
+        const { rows } = await pool.query<{ one: number }>('select 1 as one');
+        expect(rows).toEqual([{ one: 1 }]);
+      } finally {
+        await pool.end();
+      }
+    },
+    30_000,
+  );
 });

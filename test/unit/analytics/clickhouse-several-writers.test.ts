@@ -7,6 +7,7 @@ import {
   openClickHouseAnalyticsStore,
 } from '../../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
 import type { Storage } from '../../../src/storage/database.ts';
+import { LockLostError, type Locks } from '../../../src/storage/locks.ts';
 import { MemoryAnalyticsMetadata } from '../../helpers/analytics-backends.ts';
 import { createTestDatabase, type TestBackend, type TestDatabase } from '../../helpers/storage.ts';
 import { ReferenceAnalytics, type TestEvent } from './reference.ts';
@@ -171,3 +172,67 @@ describe.each<TestBackend>(['sqlite', 'postgres'])(
     }, 60_000);
   },
 );
+
+describe('ClickHouse store whose lock is lost', () => {
+  it('stores nothing of a write whose lock went while it ran (the retry stores it once), and rebuilds after a reclassification that lost it', async () => {
+    const database = `dw_test_${randomBase32(12).toLowerCase()}`;
+    databases.push(database);
+    // Locks as PostgreSQL's behave when the session holding them ends mid-write.
+    let loseNext = false;
+    let holds = 0;
+    const locks: Locks = {
+      holding(names, work) {
+        holds++;
+        const lost = new AbortController();
+        if (loseNext) lost.abort(new LockLostError(names, new Error('connection ended')));
+        loseNext = false;
+        return work(lost.signal);
+      },
+      close() {},
+    };
+    const store = await openClickHouseAnalyticsStore({ url, database, locks });
+    opened.push(store);
+    const metadata = new MemoryAnalyticsMetadata();
+    const service = new AnalyticsService({ store, salts: metadata, settings: metadata, clock: () => NOW });
+    const events = batch(0, 'l');
+    loseNext = true;
+    await expect(service.ingest('prj', events)).rejects.toThrow(/^lost the lock on /);
+    expect(await store.countViews('prj')).toBe(0);
+    const retried = await service.ingest('prj', events);
+    expect([retried.accepted, retried.duplicates]).toEqual([30, 0]);
+    const reference = new ReferenceAnalytics();
+    reference.add(events);
+    const report = await service.pages('prj', 'visitors', {
+      range: RANGES[0] as (typeof RANGES)[0],
+      limit: 100,
+      offset: 0,
+    });
+    expect(report.rows).toEqual(reference.pages(RANGES[0] as (typeof RANGES)[0], 'visitors', false).rows);
+
+    // A reclassification whose lock goes on the way has changed the views, and builds the
+    // first-visit tables again under the lock taken anew (running it again would find nothing
+    // to change, and rebuild nothing).
+    await store.append(
+      'prj',
+      Array.from({ length: 40 }, (_, i) => ({
+        eventKey: null,
+        timestamp: START + (i % 3) * DAY + i * 1000,
+        path: `/guide/${i % 5}`,
+        visitorKey: Buffer.alloc(16, i % 7),
+        category: 'human' as const,
+        purpose: null,
+        agent: 'Browser',
+        classifierVersion: 0,
+        userAgent: GPTBOT,
+        flags: 0,
+        status: 200,
+        referrer: null,
+        verified: false,
+      })),
+    );
+    holds = 0;
+    loseNext = true;
+    expect((await service.reclassify('prj')).changed).toBe(40);
+    expect(holds).toBe(2);
+  }, 60_000);
+});

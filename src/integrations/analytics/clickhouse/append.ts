@@ -103,10 +103,10 @@ export class Appender {
 
   private write(group: Pending[]): Promise<AppendResult[]> {
     const names = group.map((p) => appendLockName(this.connection.database, p.projectId));
-    return this.locks.holding(names, () => this.writeHolding(group));
+    return this.locks.holding(names, (lost) => this.writeHolding(group, lost));
   }
 
-  private async writeHolding(group: Pending[]): Promise<AppendResult[]> {
+  private async writeHolding(group: Pending[], lost: AbortSignal): Promise<AppendResult[]> {
     const keyed = group.map(({ events }) => events.map(keyedOf));
     const [stored, known] = await Promise.all([
       this.storedKeys(group, keyed),
@@ -157,6 +157,9 @@ export class Appender {
       for (const c of deltas.counts) writeCountDelta(out, project, c);
       rows += deltas.pairDays.length + deltas.counts.length;
     }
+    // Another node may hold the projects' locks now and have read the same state: insert
+    // nothing, and let the requests fail and be retried.
+    lost.throwIfAborted();
     if (rows > 0)
       await this.connection.insertBinary(`${this.connection.db}.appends (${APPENDS_COLUMNS})`, out.bytes());
     return results;

@@ -27,6 +27,8 @@ export async function bulkInsert(
   connection: ClickHouseConnection,
   projectId: string,
   events: readonly PreparedEvent[],
+  /** Aborts when the project's lock is lost (see Locks): nothing is inserted then. */
+  lost: AbortSignal,
 ): Promise<AppendResult> {
   if (events.length === 0) return { accepted: 0, duplicates: 0 };
   const stored = await storedKeys(connection, projectId, events);
@@ -47,6 +49,7 @@ export async function bulkInsert(
     }
     lines.push(viewLine(project, day, key, e));
   }
+  lost.throwIfAborted();
   if (lines.length > 0) {
     await connection.longCommand(
       `INSERT INTO ${connection.db}.appends (${COLUMNS}) FORMAT TabSeparated\n${lines.join('\n')}\n`,

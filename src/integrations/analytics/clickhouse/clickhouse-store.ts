@@ -66,13 +66,13 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
   async bulkAppend(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult> {
     if (this.closed) throw new Error('The analytics store is closed');
     await this.appender.idle();
-    return this.holdingProject(projectId, () => bulkInsert(this.connection, projectId, events));
+    return this.holdingProject(projectId, (lost) => bulkInsert(this.connection, projectId, events, lost));
   }
 
   async finishBulk(projectId: string): Promise<void> {
     await this.appender.idle();
-    await this.holdingProject(projectId, () =>
-      rebuildVisits(this.connection, projectId, this.options.rebuild),
+    await this.holdingProject(projectId, (lost) =>
+      completeUnlessLost(lost, rebuildVisits(this.connection, projectId, this.options.rebuild)),
     );
   }
 
@@ -91,9 +91,16 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
   async reclassify(projectId: string, classifier: Reclassifier): Promise<ReclassifyResult> {
     await this.appender.idle();
     // Appends to the project, from any process, wait: the rebuild counts the views it reads.
-    return this.holdingProject(projectId, () =>
-      reclassify(this.connection, projectId, classifier, this.options.rebuild),
-    );
+    let whole = true;
+    const result = await this.holdingProject(projectId, async (lost) => {
+      const done = await reclassify(this.connection, projectId, classifier, this.options.rebuild);
+      whole = !lost.aborted;
+      return done;
+    });
+    // The views are reclassified, but the lock went on the way: build the tables again, as
+    // running the command again would not (it finds nothing left to reclassify).
+    if (!whole) await this.finishBulk(projectId);
+    return result;
   }
 
   async scan(projectId: string, cursor: string | null, limit: number): Promise<ViewScan> {
@@ -123,7 +130,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
    * Runs `work` holding the project's lock in the main database, which every process's appends
    * to it take too (see Appender).
    */
-  private holdingProject<T>(projectId: string, work: () => Promise<T>): Promise<T> {
+  private holdingProject<T>(projectId: string, work: (lost: AbortSignal) => Promise<T>): Promise<T> {
     return this.options.locks.holding([appendLockName(this.connection.database, projectId)], work);
   }
 
@@ -147,4 +154,15 @@ export async function openClickHouseAnalyticsStore(
     throw error;
   }
   return new ClickHouseAnalyticsStore(connection, options);
+}
+
+/**
+ * A rebuild from the views that lost its lock on the way may have missed views another node
+ * appended meanwhile: it fails, to be run again (a rebuild starts from the views, so running it
+ * again is safe).
+ */
+async function completeUnlessLost<T>(lost: AbortSignal, work: Promise<T>): Promise<T> {
+  const result = await work;
+  lost.throwIfAborted();
+  return result;
 }

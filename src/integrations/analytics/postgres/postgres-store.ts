@@ -15,6 +15,7 @@ import type {
   ViewScan,
   ViewScanner,
 } from '../../../domain/analytics/store.ts';
+import { surviveConnectionLoss } from '../../../storage/pg-connection-loss.ts';
 import { type AppendDictionaries, type AppendRequest, appendViews } from './append.ts';
 import { breakdown } from './breakdown-query.ts';
 import { Dictionary, ProjectNumbers } from './dictionaries.ts';
@@ -55,9 +56,8 @@ export async function openPostgresAnalyticsStore(
     pipeline: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
-  // An idle client that loses its connection must not crash the process.
-  pool.on('error', () => {});
-  writers.on('error', () => {});
+  surviveConnectionLoss(pool);
+  surviveConnectionLoss(writers);
   try {
     await migrateAnalytics(pool, options.schema);
   } catch (error) {
