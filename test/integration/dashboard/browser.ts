@@ -27,6 +27,30 @@ export async function launchChromium(): Promise<Browser> {
 export const LAPTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
+export interface Look {
+  device: 'laptop' | 'phone';
+  viewport: { width: number; height: number };
+  scheme: 'light' | 'dark';
+}
+
+/**
+ * What a page's look is checked on (axe, fitting the screen, screenshots): laptop and phone,
+ * light and dark, on SQLite; on PostgreSQL the laptop in light only. How a page looks does not
+ * depend on the main database, and these are the suite's slowest tests (about 10–30 s each on
+ * a loaded 2-core machine); every flow of the pages, and every API they call, still runs on both.
+ */
+export const LOOKS: readonly Look[] = (
+  [
+    { device: 'laptop', viewport: LAPTOP, scheme: 'light' },
+    { device: 'laptop', viewport: LAPTOP, scheme: 'dark' },
+    { device: 'phone', viewport: PHONE, scheme: 'light' },
+    { device: 'phone', viewport: PHONE, scheme: 'dark' },
+  ] as const
+).filter((_look, i) => testBackend === 'sqlite' || i === 0);
+
+/** A look test's timeout: a page or two, axe and a screenshot, on the slowest CI machine. */
+export const LOOK_TIMEOUT_MS = 90_000;
+
 export interface DashboardPage {
   context: BrowserContext;
   page: Page;

@@ -6,8 +6,9 @@ import {
   expectAccessible,
   inPage,
   LAPTOP,
+  LOOK_TIMEOUT_MS,
+  LOOKS,
   launchChromium,
-  PHONE,
   saveScreenshot,
   signInThroughForm,
 } from './browser.ts';
@@ -315,24 +316,21 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
     await context.close();
   });
 
-  for (const [device, viewport] of [
-    ['laptop', LAPTOP],
-    ['phone', PHONE],
-  ] as const) {
-    for (const scheme of ['light', 'dark'] as const) {
-      it(`is accessible and fits the screen on a ${device}, ${scheme}`, async () => {
-        const { page, context, errors } = await open(viewport, scheme);
-        await page.goto(analyticsUrl());
-        await ready(page);
-        expect(await inPage<number>(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-          viewport.width,
-        );
-        await expectAccessible(page, `analytics (${device}, ${scheme})`);
-        await saveScreenshot(page, `analytics-data-${device}-${scheme}`);
-        expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
-        await context.close();
-      });
-    }
+  for (const { device, viewport, scheme } of LOOKS) {
+    it(`is accessible and fits the screen on a ${device}, ${scheme}`, {
+      timeout: LOOK_TIMEOUT_MS,
+    }, async () => {
+      const { page, context, errors } = await open(viewport, scheme);
+      await page.goto(analyticsUrl());
+      await ready(page);
+      expect(await inPage<number>(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        viewport.width,
+      );
+      await expectAccessible(page, `analytics (${device}, ${scheme})`);
+      await saveScreenshot(page, `analytics-data-${device}-${scheme}`);
+      expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+      await context.close();
+    });
   }
 });
 

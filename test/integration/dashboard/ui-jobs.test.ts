@@ -24,8 +24,9 @@ import {
   expectAccessible,
   inPage,
   LAPTOP,
+  LOOK_TIMEOUT_MS,
+  LOOKS,
   launchChromium,
-  PHONE,
   saveScreenshot,
   signInThroughForm,
 } from './browser.ts';
@@ -400,35 +401,32 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
     await context.close();
   });
 
-  for (const [device, viewport] of [
-    ['laptop', LAPTOP],
-    ['phone', PHONE],
-  ] as const) {
-    for (const scheme of ['light', 'dark'] as const) {
-      it(`shows the jobs list and a job accessibly, fitting the screen, on a ${device}, ${scheme}`, async () => {
-        const done = await completedJobWithChanges();
-        const { page, context, errors } = await open(admin, viewport, scheme);
-        await page.goto(jobsUrl());
-        await page.locator('[data-testid=jobs-list] tbody tr').first().waitFor();
-        expect(await inPage<number>(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-          viewport.width,
-        );
-        await expectAccessible(page, `jobs (${device}, ${scheme})`);
-        await saveScreenshot(page, `jobs-list-${device}-${scheme}`);
+  for (const { device, viewport, scheme } of LOOKS) {
+    it(`shows the jobs list and a job accessibly, fitting the screen, on a ${device}, ${scheme}`, {
+      timeout: LOOK_TIMEOUT_MS,
+    }, async () => {
+      const done = await completedJobWithChanges();
+      const { page, context, errors } = await open(admin, viewport, scheme);
+      await page.goto(jobsUrl());
+      await page.locator('[data-testid=jobs-list] tbody tr').first().waitFor();
+      expect(await inPage<number>(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        viewport.width,
+      );
+      await expectAccessible(page, `jobs (${device}, ${scheme})`);
+      await saveScreenshot(page, `jobs-list-${device}-${scheme}`);
 
-        await page.goto(jobUrl(done.id));
-        await summary(page, 'completed');
-        await page.getByTestId('changes').locator('.diff__line').first().waitFor();
-        await page.locator('.tool__summary').first().click();
-        expect(await inPage<number>(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-          viewport.width,
-        );
-        await expectAccessible(page, `job (${device}, ${scheme})`);
-        await saveScreenshot(page, `job-${device}-${scheme}`);
-        expect(errors).toEqual([]);
-        await context.close();
-      });
-    }
+      await page.goto(jobUrl(done.id));
+      await summary(page, 'completed');
+      await page.getByTestId('changes').locator('.diff__line').first().waitFor();
+      await page.locator('.tool__summary').first().click();
+      expect(await inPage<number>(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        viewport.width,
+      );
+      await expectAccessible(page, `job (${device}, ${scheme})`);
+      await saveScreenshot(page, `job-${device}-${scheme}`);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
   }
 });
 

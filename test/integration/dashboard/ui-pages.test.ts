@@ -7,10 +7,10 @@ import { testBackend } from '../../helpers/storage.ts';
 import {
   expectAccessible,
   inPage,
-  LAPTOP,
+  LOOK_TIMEOUT_MS,
+  LOOKS,
   launchChromium,
   openDashboard,
-  PHONE,
   saveScreenshot,
   signInThroughForm,
 } from './browser.ts';
@@ -87,92 +87,83 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
     await expect.poll(() => page.locator('.state--loading').count(), { timeout: 10_000 }).toBe(0);
   }
 
-  for (const [device, viewport] of [
-    ['laptop', LAPTOP],
-    ['phone', PHONE],
-  ] as const) {
-    for (const scheme of ['light', 'dark'] as const) {
-      it(`every page on a ${device}, ${scheme}`, { timeout: 90_000 }, async () => {
-        const { page, context, errors } = await openDashboard(browser, t, { viewport, colorScheme: scheme });
-        const shot = (name: string) => saveScreenshot(page, `${name}-${device}-${scheme}`);
+  for (const { device, viewport, scheme } of LOOKS) {
+    it(`every page on a ${device}, ${scheme}`, { timeout: LOOK_TIMEOUT_MS }, async () => {
+      const { page, context, errors } = await openDashboard(browser, t, { viewport, colorScheme: scheme });
+      const shot = (name: string) => saveScreenshot(page, `${name}-${device}-${scheme}`);
 
-        await page.goto('/sign-in');
-        await settle(page, 'Sign in to Docwright');
-        await expectAccessible(page, `sign-in (${device}, ${scheme})`);
-        await shot('sign-in');
-        await page.goto('/sign-in/link#token=dwl_example');
-        await settle(page, 'Set your email and password');
-        await expectAccessible(page, `sign-in link (${device}, ${scheme})`);
-        await shot('sign-in-link');
+      await page.goto('/sign-in');
+      await settle(page, 'Sign in to Docwright');
+      await expectAccessible(page, `sign-in (${device}, ${scheme})`);
+      await shot('sign-in');
+      await page.goto('/sign-in/link#token=dwl_example');
+      await settle(page, 'Set your email and password');
+      await expectAccessible(page, `sign-in link (${device}, ${scheme})`);
+      await shot('sign-in-link');
 
-        await signInThroughForm(page, owner.email, PASSWORD);
-        for (const { name, path, heading } of pages()) {
-          await page.goto(path);
-          await settle(page, heading);
-          // No page is wider than the screen: tables scroll inside themselves.
-          expect(
-            await inPage<number>(page, 'document.documentElement.scrollWidth'),
-            name,
-          ).toBeLessThanOrEqual(viewport.width);
-          await expectAccessible(page, `${name} (${device}, ${scheme})`);
-          await shot(name);
-        }
+      await signInThroughForm(page, owner.email, PASSWORD);
+      for (const { name, path, heading } of pages()) {
+        await page.goto(path);
+        await settle(page, heading);
+        // No page is wider than the screen: tables scroll inside themselves.
+        expect(await inPage<number>(page, 'document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(
+          viewport.width,
+        );
+        await expectAccessible(page, `${name} (${device}, ${scheme})`);
+        await shot(name);
+      }
 
-        if (device === 'phone') {
-          // Escape closes the open menu and gives focus back to its button.
-          const menu = page.getByRole('button', { name: 'Menu', exact: true });
-          await menu.click();
-          await page
-            .getByRole('navigation', { name: 'Main' })
-            .getByRole('link', { name: 'Settings' })
-            .waitFor();
-          await page.keyboard.press('Escape');
-          await page.getByRole('navigation', { name: 'Main' }).waitFor({ state: 'hidden' });
-          expect(await inPage(page, "document.activeElement?.getAttribute('aria-controls')")).toBe(
-            'navigation',
-          );
-          await page.getByRole('button', { name: 'Menu', exact: true }).click();
-          await page
-            .getByRole('navigation', { name: 'Main' })
-            .getByRole('link', { name: 'Settings' })
-            .waitFor();
-          await expectAccessible(page, `open menu (${scheme})`);
-          await shot('menu');
-          await page
-            .getByRole('navigation', { name: 'Main' })
-            .getByRole('link', { name: 'Settings' })
-            .click();
-          await settle(page, 'Settings');
-        }
-
-        // A new key, shown once.
-        await page.goto(`/projects/${t.project.id}/keys`);
-        await settle(page, 'API keys');
-        await page.getByRole('button', { name: 'Create key' }).click();
-        await page.getByRole('dialog').getByLabel('Name').fill(`screenshot ${device} ${scheme}`);
-        await page.getByRole('dialog').getByRole('button', { name: 'Create key' }).click();
-        await page.getByRole('region', { name: 'New API key' }).waitFor();
-        await expectAccessible(page, `new key (${device}, ${scheme})`);
-        await shot('keys-new-key');
-
-        // A dialog, open.
-        await page.goto(`/projects/${t.project.id}/keys`);
-        await settle(page, 'API keys');
-        await page.getByRole('button', { name: 'Create key' }).click();
-        await page.getByRole('dialog', { name: 'Create an API key' }).waitFor();
-        await expectAccessible(page, `create-key dialog (${device}, ${scheme})`);
-        await shot('keys-create-dialog');
-        await page.keyboard.press('Escape');
+      if (device === 'phone') {
+        // Escape closes the open menu and gives focus back to its button.
+        const menu = page.getByRole('button', { name: 'Menu', exact: true });
+        await menu.click();
         await page
-          .getByRole('dialog')
-          .waitFor({ state: 'detached' })
-          .catch(() => {});
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'Settings' })
+          .waitFor();
+        await page.keyboard.press('Escape');
+        await page.getByRole('navigation', { name: 'Main' }).waitFor({ state: 'hidden' });
+        expect(await inPage(page, "document.activeElement?.getAttribute('aria-controls')")).toBe(
+          'navigation',
+        );
+        await page.getByRole('button', { name: 'Menu', exact: true }).click();
+        await page
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'Settings' })
+          .waitFor();
+        await expectAccessible(page, `open menu (${scheme})`);
+        await shot('menu');
+        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+        await settle(page, 'Settings');
+      }
 
-        // Only the expected refusal of the signed-out session check, nothing else.
-        expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
-        await context.close();
-      });
-    }
+      // A new key, shown once.
+      await page.goto(`/projects/${t.project.id}/keys`);
+      await settle(page, 'API keys');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByRole('dialog').getByLabel('Name').fill(`screenshot ${device} ${scheme}`);
+      await page.getByRole('dialog').getByRole('button', { name: 'Create key' }).click();
+      await page.getByRole('region', { name: 'New API key' }).waitFor();
+      await expectAccessible(page, `new key (${device}, ${scheme})`);
+      await shot('keys-new-key');
+
+      // A dialog, open.
+      await page.goto(`/projects/${t.project.id}/keys`);
+      await settle(page, 'API keys');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByRole('dialog', { name: 'Create an API key' }).waitFor();
+      await expectAccessible(page, `create-key dialog (${device}, ${scheme})`);
+      await shot('keys-create-dialog');
+      await page.keyboard.press('Escape');
+      await page
+        .getByRole('dialog')
+        .waitFor({ state: 'detached' })
+        .catch(() => {});
+
+      // Only the expected refusal of the signed-out session check, nothing else.
+      expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+      await context.close();
+    });
   }
 
   it('is usable by keyboard: skip link, navigation, and a dialog that returns focus', async () => {
