@@ -59,11 +59,13 @@ export class CrawlerRangeReload {
   }
 
   private async reloadIfChanged(): Promise<boolean> {
+    // Nothing to hand them to yet: leave them for the first check after `applyTo`.
+    if (!this.apply) return false;
     const stored = await storedRangeLists(this.storage);
     const now = digest(stored);
     if (now === this.loaded) return false;
     const ranges = loadCrawlerRanges(this.dataDir, this.logger, stored);
-    this.apply?.(ranges);
+    this.apply(ranges);
     this.loaded = now;
     this.logger.info(
       { lists: [...stored.keys()] },
