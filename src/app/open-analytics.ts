@@ -101,6 +101,7 @@ export async function openAnalyticsStore(
         username: backend.username,
         password: backend.password,
         locks: options.locks,
+        logger: options.logger,
       });
   }
 }

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { createConnection, createServer, type Socket } from 'node:net';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { connect } from '../../../src/integrations/analytics/clickhouse/connection.ts';
 
 const url = new URL(inject('clickhouseUrl'));
@@ -61,5 +63,44 @@ describe('ClickHouse connection, queries with external data', () => {
       failing.queryWith('SELECT count() FROM t', { name: 't', structure: 'n UInt64', rows: ['1'] }),
     ).rejects.toThrow('fetch failed');
     expect(twice.connections()).toBe(2);
+  });
+});
+
+describe("ClickHouse connection, the client's own log", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('goes to the service log as structured lines, not to the console', async () => {
+    const consoleLines: unknown[] = [];
+    for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const)
+      vi.spyOn(console, method).mockImplementation((...args) => consoleLines.push(args));
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
+    // Every connection reset: the request fails, and the client reports it.
+    const resetting = await flakyRelay(1_000);
+    const connection = connect({ url: resetting.url, database: 'system', logger });
+    closers.push(() => connection.client.close());
+    await expect(connection.client.query({ query: 'SELECT 1', format: 'JSONEachRow' })).rejects.toThrow();
+
+    expect(consoleLines).toEqual([]);
+    const reported = lines.filter((line) => line.component === '@clickhouse/client');
+    expect(reported.length).toBeGreaterThan(0);
+    expect(reported[0]).toMatchObject({ level: 50, module: expect.any(String), msg: expect.any(String) });
+    expect(reported[0]?.err).toMatchObject({ message: expect.any(String) });
+
+    // Without a logger (tools, tests): nothing, and still not on the console.
+    const quiet = connect({ url: resetting.url, database: 'system' });
+    closers.push(() => quiet.client.close());
+    await expect(quiet.client.query({ query: 'SELECT 1', format: 'JSONEachRow' })).rejects.toThrow();
+    expect(consoleLines).toEqual([]);
   });
 });

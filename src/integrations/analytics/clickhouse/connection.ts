@@ -1,6 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import type { Logger } from 'pino';
+import { clientLogOptions } from './client-log.ts';
 import { identifier, literal } from './sql-literal.ts';
 
 export interface ClickHouseConnectionOptions {
@@ -12,6 +14,8 @@ export interface ClickHouseConnectionOptions {
   password?: string;
   /** Milliseconds one request may take (the client's default, 30 s, when not given). */
   requestTimeoutMs?: number;
+  /** Where the client's own warnings and errors go (client-log.ts); none when not given. */
+  logger?: Logger;
 }
 
 /**
@@ -95,6 +99,7 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
     clickhouse_settings: SETTINGS,
     // 18.16 answers uncompressed unless asked; the client's gzip request compression is off.
     compression: { request: false, response: false },
+    log: clientLogOptions(options.logger),
   });
   const db = identifier(options.database);
   const database = options.database;
