@@ -1,6 +1,7 @@
 import { createClient } from '@clickhouse/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
+import type { PreparedEvent } from '../../../src/domain/analytics/store.ts';
 import { randomBase32 } from '../../../src/domain/ids.ts';
 import {
   type ClickHouseAnalyticsStore,
@@ -47,6 +48,28 @@ function batch(n: number, writer: string): TestEvent[] {
     path: `/guide/${(n * 7 + i) % 5}`,
     userAgent: USER_AGENTS[i % 2] as string,
     visitorId: `v${(n + i * 5) % 11}`,
+  }));
+}
+
+/**
+ * Views as an older agent list stored them (every one a browser, classifier 0), for a
+ * reclassification to change: `count` views of `visitors` visitors over five pages and three days.
+ */
+function olderListViews(count: number, visitors: number, userAgent: (i: number) => string): PreparedEvent[] {
+  return Array.from({ length: count }, (_, i) => ({
+    eventKey: null,
+    timestamp: START + (i % 3) * DAY + i * 1000,
+    path: `/guide/${i % 5}`,
+    visitorKey: Buffer.alloc(16, i % visitors),
+    category: 'human' as const,
+    purpose: null,
+    agent: 'Browser',
+    classifierVersion: 0,
+    userAgent: userAgent(i),
+    flags: 0,
+    status: 200,
+    referrer: null,
+    verified: false,
   }));
 }
 
@@ -136,21 +159,7 @@ describe.each<TestBackend>(['sqlite', 'postgres'])(
       // Views of an older agent list (GPTBot stored as a browser), for the reclassification to change.
       await a.store.append(
         'prj',
-        Array.from({ length: 300 }, (_, i) => ({
-          eventKey: null,
-          timestamp: START + (i % 3) * DAY + i * 1000,
-          path: `/guide/${i % 5}`,
-          visitorKey: Buffer.alloc(16, i % 13),
-          category: 'human' as const,
-          purpose: null,
-          agent: 'Browser',
-          classifierVersion: 0,
-          userAgent: i % 2 === 0 ? GPTBOT : (USER_AGENTS[0] as string),
-          flags: 0,
-          status: 200,
-          referrer: null,
-          verified: false,
-        })),
+        olderListViews(300, 13, (i) => (i % 2 === 0 ? GPTBOT : (USER_AGENTS[0] as string))),
       );
       const appending = (async () => {
         for (let n = 0; n < 20; n++) await b.service.ingest('prj', batch(n, 'b'));
@@ -214,21 +223,7 @@ describe('ClickHouse store whose lock is lost', () => {
     // to change, and rebuild nothing).
     await store.append(
       'prj',
-      Array.from({ length: 40 }, (_, i) => ({
-        eventKey: null,
-        timestamp: START + (i % 3) * DAY + i * 1000,
-        path: `/guide/${i % 5}`,
-        visitorKey: Buffer.alloc(16, i % 7),
-        category: 'human' as const,
-        purpose: null,
-        agent: 'Browser',
-        classifierVersion: 0,
-        userAgent: GPTBOT,
-        flags: 0,
-        status: 200,
-        referrer: null,
-        verified: false,
-      })),
+      olderListViews(40, 7, () => GPTBOT),
     );
     holds = 0;
     loseNext = true;
