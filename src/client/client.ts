@@ -1,6 +1,9 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
+import { DocwrightApiError } from './api-error.ts';
 import type { components, paths } from './openapi-types.ts';
 import { type WaitOptions, waitForJob } from './wait-for-job.ts';
+
+export { DocwrightApiError };
 
 export type Job = components['schemas']['Job'];
 export type JobList = components['schemas']['JobList'];
@@ -31,26 +34,6 @@ export interface ClientOptions {
   apiKey: string;
   /** A fetch of your own (proxies, tests); the global one otherwise. */
   fetch?: typeof globalThis.fetch;
-}
-
-/** The server refused or failed a request: `message` is its `error`, `status` the HTTP status. */
-export class DocwrightApiError extends Error {
-  readonly status: number;
-  /** The server's requestId, to quote when reporting a problem. */
-  readonly requestId: string | undefined;
-  readonly details: { message: string }[] | undefined;
-  constructor(status: number, body: unknown) {
-    const error = body as { error?: unknown; requestId?: unknown; details?: unknown } | null;
-    super(
-      typeof error?.error === 'string'
-        ? error.error
-        : `Docwright answered ${status} without an error message`,
-    );
-    this.name = 'DocwrightApiError';
-    this.status = status;
-    this.requestId = typeof error?.requestId === 'string' ? error.requestId : undefined;
-    this.details = Array.isArray(error?.details) ? (error.details as { message: string }[]) : undefined;
-  }
 }
 
 export interface DocwrightClient {
@@ -94,7 +77,7 @@ export function createClient(options: ClientOptions): DocwrightClient {
   /** The body of a success, or a DocwrightApiError with the server's message. */
   const settle = <T>(result: { data?: T; error?: unknown; response: Response }): T => {
     if (result.response.ok && result.data !== undefined) return result.data;
-    throw new DocwrightApiError(result.response.status, result.error);
+    throw new DocwrightApiError(result.response.status, result.error, result.response.headers);
   };
   const job = (projectId: string, id: string) => ({ params: { path: { projectId, id } } });
 

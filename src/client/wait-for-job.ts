@@ -1,4 +1,5 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { DocwrightApiError } from './api-error.ts';
 import type { components } from './openapi-types.ts';
 
 type Job = components['schemas']['Job'];
@@ -103,11 +104,22 @@ async function followEvents(source: JobSource, signal: AbortSignal): Promise<Job
   }
 }
 
+/**
+ * Reads the job until it finished. An answer that says "not now" (429, 502–504: rate limited,
+ * storage restarting, a proxy without a server) waits its Retry-After, or the interval, and
+ * reads again: waiting is what the caller asked for, until the timeout.
+ */
 async function poll(source: JobSource, signal: AbortSignal, intervalMs: number): Promise<Job> {
   for (;;) {
-    const job = await source.getJob(signal);
-    if (FINISHED.has(job.status)) return job;
-    await sleep(intervalMs, signal);
+    let wait = intervalMs;
+    try {
+      const job = await source.getJob(signal);
+      if (FINISHED.has(job.status)) return job;
+    } catch (error) {
+      if (!(error instanceof DocwrightApiError) || !error.transient) throw error;
+      if (error.retryAfterSeconds !== undefined) wait = error.retryAfterSeconds * 1000;
+    }
+    await sleep(wait, signal);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type DomainErrorKind } from '../domain/errors.ts';
+import { isStorageUnavailable } from '../storage/unavailable.ts';
 
 /** The HTTP status for each kind of domain error; the one place this mapping lives. */
 export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
@@ -11,6 +12,12 @@ export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
   rate_limited: 429,
   budget_spent: 402,
 };
+
+/**
+ * Seconds a client waits before retrying after storage could not answer: about what a database
+ * restart or failover takes, without piling retries onto an engine that is coming back.
+ */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 // Fastify's own errors that the caller caused, worded for the caller.
 const FASTIFY_ERRORS: Record<string, { status: number; message: string }> = {
@@ -60,6 +67,16 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send({ error: 'Bad request', requestId: request.id });
+    }
+    if (isStorageUnavailable(error)) {
+      // Not a bug: the database or analytics engine is restarting, failing over, overloaded or
+      // unreachable. The client retries; the log says which failure it was.
+      request.log.warn({ err: error }, 'storage unavailable');
+      reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS));
+      return reply.code(503).send({
+        error: `Storage is unavailable for a moment (a database connection failed or timed out); retry after ${STORAGE_RETRY_AFTER_SECONDS} seconds.`,
+        requestId: request.id,
+      });
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({

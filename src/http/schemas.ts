@@ -235,6 +235,9 @@ export const errorResponses = {
   404: error('Unknown project, job or route.'),
   429: error('Rate limited; Retry-After says when to try again.'),
   500: error('Internal error; quote the requestId when reporting it.'),
+  503: error(
+    'Storage is unavailable for a moment (a database connection failed or timed out, a server is restarting or overloaded); Retry-After says when to try again. A retried analytics batch adds no duplicate of an event with an id.',
+  ),
 };
 
 export const bodyErrorResponses = {

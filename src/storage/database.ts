@@ -99,6 +99,9 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 const STATEMENT_CACHE_SIZE = 256;
 
+/** How long a PostgreSQL pool waits for a new connection (every pool of the service uses it). */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 10_000;
+
 /**
  * Kysely prepares every query anew; preparing costs several times more than running a
  * small query, so keep the most recently used statements (Kysely's SQL text is stable
@@ -126,6 +129,10 @@ function openPostgres(url: string, schema: string | null): Storage {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    // A server that does not answer (a host gone, a network partition) fails the request after
+    // this long, as unavailable (503, storage/unavailable.ts), rather than holding it for the
+    // operating system's TCP timeout.
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     // A schema of our own is selected for every connection, so queries stay unqualified.
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });

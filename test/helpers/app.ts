@@ -9,6 +9,7 @@ import type { Clock } from '../../src/domain/clock.ts';
 import type { ProjectInfo } from '../../src/domain/projects/project-service.ts';
 import type { SignInLimits } from '../../src/domain/sessions/sign-in.ts';
 import { buildHttpApp, type RegisteredRoute } from '../../src/http/app.ts';
+import type { Storage } from '../../src/storage/database.ts';
 import { createTestDatabase, type TestDatabase } from './storage.ts';
 
 export interface TestApp {
@@ -44,6 +45,8 @@ export async function startTestApp(
     signInLimits?: SignInLimits;
     /** Receives every log line (JSON, level trace and up) instead of silence. */
     log?: (line: string) => void;
+    /** Opens the main database another way (through a relay, say); `database.open()` otherwise. */
+    openStorage?: (database: TestDatabase) => Storage;
   } = {},
 ): Promise<TestApp> {
   const database = createTestDatabase();
@@ -56,7 +59,7 @@ export async function startTestApp(
   const { log } = options;
   const logger = log ? pino({ level: 'trace' }, { write: log }) : pino({ level: 'silent' });
   const services = await openServices(config, logger, {
-    storage: database.open(),
+    storage: options.openStorage ? options.openStorage(database) : database.open(),
     ...(options.agent ? { agent: options.agent } : {}),
     analytics: { durability: 'normal', ...options.analytics },
     ...(options.clock ? { clock: options.clock } : {}),

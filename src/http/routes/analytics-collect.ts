@@ -96,7 +96,11 @@ export const analyticsCollectRoutes: FastifyPluginAsyncTypebox<AnalyticsCollectO
             Type.String({ maxLength: 2048, description: 'document.referrer on the first view.' }),
           ),
         }),
-        response: { 202: Type.Object({ accepted: Type.Integer() }), 429: errorResponses[429] },
+        response: {
+          202: Type.Object({ accepted: Type.Integer() }),
+          429: errorResponses[429],
+          503: errorResponses[503],
+        },
       },
     },
     async (request, reply) => {

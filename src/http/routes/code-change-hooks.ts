@@ -66,6 +66,7 @@ export const codeChangeHookRoutes: FastifyPluginAsyncTypebox<CodeChangeHookRoute
     502: error(
       "The host's API could not be read for the pull request's files; nothing ran, redeliver later.",
     ),
+    503: error('Storage is unavailable for a moment; redeliver later (Retry-After says when).'),
   };
 
   for (const provider of ['github', 'gitlab'] as const) {

@@ -25,6 +25,7 @@ export const dashboardErrors = {
   ),
   404: error('Unknown project, account, job or route.'),
   500: error('Internal error; quote the requestId when reporting it.'),
+  503: error('Storage is unavailable for a moment; Retry-After says when to try again.'),
 };
 
 export const dashboardBodyErrors = {

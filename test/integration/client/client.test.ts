@@ -138,6 +138,45 @@ describe(`docwright/client against a running app on ${testBackend}`, () => {
     expect(fetched.every((f) => f === `GET /v2/agent/${p}/job/${other.id}`)).toBe(true);
   });
 
+  it('waitForJob waits out answers that say "not now" (503, 429) for their Retry-After, and fails on others', async () => {
+    // A proxy in front of a server whose storage restarts: two answers 503, then the job.
+    let refusals = 0;
+    const { client, p } = await start({
+      fetch: async (input) => {
+        const request = input as Request;
+        if (request.method === 'GET' && /\/job\/[^/]+$/.test(new URL(request.url).pathname) && refusals < 2) {
+          refusals++;
+          return Response.json(
+            { error: 'Storage is unavailable for a moment', requestId: 'r1' },
+            { status: refusals === 1 ? 503 : 429, headers: { 'retry-after': refusals === 1 ? '1' : '0' } },
+          );
+        }
+        return fetch(request);
+      },
+    });
+    const job = await client.jobs.create(p, 'sleep:50 done');
+    const started = Date.now();
+    expect(
+      await client.waitForJob(p, job.id, { events: false, timeout: 20_000, pollIntervalMs: 50 }),
+    ).toMatchObject({ id: job.id, status: 'completed' });
+    expect(refusals).toBe(2);
+    // The first answer asked for a second.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+
+    const refused = await apiError(client.jobs.get(p, job.id).then(() => client.jobs.get(p, 'job_missing')));
+    expect(refused).toMatchObject({ status: 404, transient: false, retryAfterSeconds: undefined });
+  });
+
+  it('reads Retry-After into the error, as seconds or as a date', () => {
+    const inSeconds = new DocwrightApiError(503, { error: 'x' }, new Headers({ 'retry-after': '5' }));
+    expect(inSeconds).toMatchObject({ status: 503, transient: true, retryAfterSeconds: 5, message: 'x' });
+    const at = new Date(Date.now() + 30_000).toUTCString();
+    const asDate = new DocwrightApiError(429, null, new Headers({ 'retry-after': at }));
+    expect(asDate.retryAfterSeconds).toBeGreaterThanOrEqual(28);
+    expect(asDate.retryAfterSeconds).toBeLessThanOrEqual(30);
+    expect(new DocwrightApiError(500, null).transient).toBe(false);
+  });
+
   it('waitForJob gives up after its timeout, on the stream and when polling', async () => {
     const { client, p } = await start({ worker: false });
     const job = await client.jobs.create(p, 'nobody runs this');

@@ -4,6 +4,7 @@ import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import type { Logger } from 'pino';
 import { clientLogOptions } from './client-log.ts';
 import { identifier, literal } from './sql-literal.ts';
+import { unavailableIfTransient } from './unavailable.ts';
 
 export interface ClickHouseConnectionOptions {
   /** The server's HTTP interface, e.g. `http://127.0.0.1:8123`. */
@@ -104,8 +105,12 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
   const db = identifier(options.database);
   const database = options.database;
   const query = async <T>(sql: string): Promise<T[]> => {
-    const result = await client.query({ query: sql, format: 'JSONEachRow' });
-    return result.json<T>();
+    try {
+      const result = await client.query({ query: sql, format: 'JSONEachRow' });
+      return await result.json<T>();
+    } catch (error) {
+      throw unavailableIfTransient(error);
+    }
   };
   const base = new URL(options.url);
   const user = options.username ?? (decodeURIComponent(base.username) || 'default');
@@ -151,7 +156,11 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
       res = await send();
     }
     const answer = Buffer.from(await res.arrayBuffer());
-    if (!res.ok) throw new Error(`ClickHouse answered ${res.status}: ${answer.toString('utf8', 0, 500)}`);
+    if (!res.ok)
+      throw unavailableIfTransient(
+        new Error(`ClickHouse answered ${res.status}: ${answer.toString('utf8', 0, 500)}`),
+        res.status,
+      );
     return answer;
   };
   return {
@@ -160,7 +169,11 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
     database,
     query,
     async command(sql) {
-      await client.command({ query: sql });
+      try {
+        await client.command({ query: sql });
+      } catch (error) {
+        throw unavailableIfTransient(error);
+      }
     },
     longCommand(sql, settings = {}) {
       const url = new URL(options.url);
@@ -190,8 +203,11 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
               if (res.statusCode === 200) resolve();
               else
                 reject(
-                  new Error(
-                    `ClickHouse answered ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 500)}`,
+                  unavailableIfTransient(
+                    new Error(
+                      `ClickHouse answered ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 500)}`,
+                    ),
+                    res.statusCode,
                   ),
                 );
             });

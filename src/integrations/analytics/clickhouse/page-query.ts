@@ -4,6 +4,7 @@ import { exportSides, NEVER, QUARTER_MS, sideList } from './classes.ts';
 import type { ClickHouseConnection } from './connection.ts';
 import { classedViews, columnsOf, DAY_MS, inSide, rawMeasures, toCounts, whereRange } from './side-sql.ts';
 import { literal } from './sql-literal.ts';
+import { unavailableIfTransient } from './unavailable.ts';
 import { FIRST_VISITS, FROM_EDGES, TO_EDGES } from './visit-deltas.ts';
 
 const LAST_DAY = 2147483647;
@@ -51,13 +52,18 @@ async function rawFigures(
   query: PageQuery,
   sides: number[],
 ): Promise<Figures> {
-  const result = await connection.client.query({
-    query: `SELECT path, ${rawMeasures(sides, query.measure)}
-      FROM (${classedViews(connection.db, whereRange(projectId, query.range), 'path, visitor_hi, visitor_lo')})
-      WHERE bit != 0 GROUP BY path WITH TOTALS`,
-    format: 'JSON',
-  });
-  const body = await result.json<Record<string, unknown>>();
+  let body: { data: Record<string, unknown>[]; totals?: unknown };
+  try {
+    const result = await connection.client.query({
+      query: `SELECT path, ${rawMeasures(sides, query.measure)}
+        FROM (${classedViews(connection.db, whereRange(projectId, query.range), 'path, visitor_hi, visitor_lo')})
+        WHERE bit != 0 GROUP BY path WITH TOTALS`,
+      format: 'JSON',
+    });
+    body = await result.json<Record<string, unknown>>();
+  } catch (error) {
+    throw unavailableIfTransient(error);
+  }
   const figures: Figures = new Map();
   for (const r of body.data) figures.set(String(r.path), columnsOf(r, sides.length));
   figures.set('', columnsOf(body.totals as Record<string, unknown> | undefined, sides.length));

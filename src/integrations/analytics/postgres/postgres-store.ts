@@ -15,6 +15,7 @@ import type {
   ViewScan,
   ViewScanner,
 } from '../../../domain/analytics/store.ts';
+import { POSTGRES_CONNECT_TIMEOUT_MS } from '../../../storage/database.ts';
 import { surviveConnectionLoss } from '../../../storage/pg-connection-loss.ts';
 import { type AppendDictionaries, type AppendRequest, appendViews } from './append.ts';
 import { breakdown } from './breakdown-query.ts';
@@ -45,6 +46,7 @@ export async function openPostgresAnalyticsStore(
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 8,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     // Folds and exports sort and group a few hundred thousand rows: in memory, not on disk.
     // They are planned with parameters, so JIT compiles for a cost it never recovers.
     options: `${options.schema ? `-c search_path=${options.schema} ` : ''}-c work_mem=32MB -c jit=off`,
@@ -54,6 +56,7 @@ export async function openPostgresAnalyticsStore(
     connectionString: options.url,
     max: FLUSH_LANES,
     pipeline: true,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   surviveConnectionLoss(pool);
