@@ -50,6 +50,7 @@ import { CrawlerRangeReload } from './crawler-range-reload.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
 import { keepEmbeddedHistory } from './keep-embedded-history.ts';
 import { analyticsFile, openAnalytics } from './open-analytics.ts';
+import { analyticsEngineUnreachable, mainDatabaseUnreachable } from './unreachable-storage.ts';
 
 /** Everything a process needs, wired once from the configuration. */
 export interface Services extends HttpServices {
@@ -103,7 +104,7 @@ export async function openServices(
     await migrate(storage, config.database);
   } catch (error) {
     await storage.close();
-    throw error;
+    throw mainDatabaseUnreachable(error, config.database);
   }
   const clock = overrides.clock ?? systemClock;
   const workSignal = new WorkSignal();
@@ -140,6 +141,8 @@ export async function openServices(
       settings: analyticsOptions,
       crawlerRanges: await crawlerRangeReload.load(),
       ...(overrides.analyticsStore ? { store: overrides.analyticsStore } : {}),
+    }).catch((error: unknown) => {
+      throw analyticsEngineUnreachable(error, config.analytics.backend);
     });
     crawlerRangeReload.applyTo((ranges) => analytics.setCrawlerRanges(ranges));
   } catch (error) {

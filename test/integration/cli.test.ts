@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionService } from '../../src/domain/sessions/session-service.ts';
@@ -106,6 +108,28 @@ describe(`docwright CLI on ${testBackend}`, () => {
 
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr).toMatch(/Invalid configuration:\n {2}- DOCWRIGHT_PORT must be a whole number/);
+  });
+
+  it('says which database or analytics engine it cannot reach, where, and which setting, without credentials', async () => {
+    const port = await closedPort();
+    const mainDown = await cli(['projects', 'list'], {
+      DOCWRIGHT_DATA_DIR: database.dir,
+      DATABASE_URL: `postgres://bob:s3cret@127.0.0.1:${port}/docs`,
+    });
+    expect(mainDown.code).toBe(1);
+    expect(mainDown.stderr).toBe(
+      `Error: Cannot reach the main database (PostgreSQL at 127.0.0.1:${port}/docs): connect ECONNREFUSED 127.0.0.1:${port}. Is PostgreSQL running and reachable from here? (DATABASE_URL)\n`,
+    );
+
+    const analyticsDown = await cli(['projects', 'list'], {
+      ...env,
+      DOCWRIGHT_ANALYTICS_URL: `clickhouse://reader:s3cret@127.0.0.1:${port}/docs`,
+    });
+    expect(analyticsDown.code).toBe(1);
+    expect(analyticsDown.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `Error: Cannot reach the analytics engine, ClickHouse (http://127.0.0.1:${port}, database docs, user reader): connect ECONNREFUSED 127.0.0.1:${port}. Is it running and reachable from here? (DOCWRIGHT_ANALYTICS_URL)`,
+    );
+    expect(analyticsDown.stderr).not.toContain('s3cret');
   });
 
   it('with --json, reports every kind of error as JSON on stderr', async () => {
@@ -472,3 +496,13 @@ describe(`docwright CLI on ${testBackend}`, () => {
     expect((await json(['users', 'list'])).map((u) => u.id)).toEqual([ada?.id]);
   });
 });
+
+/** A port nothing listens on (a server started and closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
