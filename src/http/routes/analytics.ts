@@ -12,6 +12,10 @@ import {
 } from '../../domain/analytics/query-params.ts';
 import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.ts';
 import { bodyErrorResponses, errorResponses, ProjectParams } from '../schemas.ts';
+
+// A body's errors, without the jobs' 409 (an archived job): nothing here conflicts.
+const { 409: _archivedJob, ...analyticsBodyErrors } = bodyErrorResponses;
+
 import { acceptUnparsedJson, UnparsedJsonBody } from '../unparsed-body.ts';
 import {
   pagesJson,
@@ -161,7 +165,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
               duplicates: Type.Integer(),
               rejected: Type.Array(Type.Object({ index: Type.Integer(), reason: Type.String() })),
             }),
-            ...bodyErrorResponses,
+            ...analyticsBodyErrors,
           },
         },
       },
@@ -333,7 +337,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
         security,
         params: ProjectParams,
         body: SettingsChange,
-        response: { 200: Settings, ...bodyErrorResponses },
+        response: { 200: Settings, ...analyticsBodyErrors },
       },
     },
     (request) => analytics.updateSettings(request.params.projectId, request.body),
