@@ -1,8 +1,10 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
 import { DocwrightApiError } from './api-error.ts';
+import { type IngestOptions, type IngestResult, ingestEvents, type PageViewEvent } from './ingest.ts';
 import type { components, paths } from './openapi-types.ts';
 import { type WaitOptions, waitForJob } from './wait-for-job.ts';
 
+export type { IngestOptions, IngestResult, PageViewEvent };
 export { DocwrightApiError };
 
 export type Job = components['schemas']['Job'];
@@ -53,6 +55,16 @@ export interface DocwrightClient {
   analytics: {
     /** Distinct visitors per page, human and AI, over [dateFrom, dateTo). */
     visitors(projectId: string, options?: VisitorsOptions): Promise<VisitorsReport>;
+    /**
+     * Stores page views (an admin or `ingest` key), in batches of 1,000, each once the server
+     * says it is durable; resends a batch whose events all have an id after a "not now" answer
+     * or a broken connection. Rejected events come back with their index and reason.
+     */
+    ingest(
+      projectId: string,
+      events: readonly PageViewEvent[],
+      options?: IngestOptions,
+    ): Promise<IngestResult>;
   };
   /**
    * Resolves with the job once it is completed, failed or archived. Follows the job's event
@@ -113,6 +125,19 @@ export function createClient(options: ClientOptions): DocwrightClient {
         await api.GET('/v1/analytics/{projectId}/visitors', { params: { path: { projectId }, query } }),
       );
     },
+    ingest: (projectId, events, ingestOptions) =>
+      ingestEvents(
+        async (batch, signal) =>
+          settle(
+            await api.POST('/v1/analytics/{projectId}/events', {
+              params: { path: { projectId } },
+              body: { events: [...batch] },
+              ...(signal ? { signal } : {}),
+            }),
+          ),
+        events,
+        ingestOptions,
+      ),
   };
 
   return {

@@ -8,10 +8,13 @@ export {
   createClient,
   DocwrightApiError,
   type DocwrightClient,
+  type IngestOptions,
+  type IngestResult,
   type Job,
   type JobList,
   type JobListOptions,
   type JobStatus,
+  type PageViewEvent,
   type VisitorsOptions,
   type VisitorsReport,
 } from './client.ts';

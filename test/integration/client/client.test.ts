@@ -1,7 +1,12 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker } from '../../../src/app/services.ts';
-import { createClient, DocwrightApiError, DocwrightTimeoutError } from '../../../src/client/index.ts';
+import {
+  createClient,
+  DocwrightApiError,
+  DocwrightTimeoutError,
+  type PageViewEvent,
+} from '../../../src/client/index.ts';
 import type { Worker } from '../../../src/domain/runner/worker.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
@@ -221,6 +226,53 @@ describe(`docwright/client against a running app on ${testBackend}`, () => {
     });
     const stranger = createClient({ baseUrl: t.baseUrl, apiKey: 'dw_not-a-key' });
     expect((await apiError(stranger.jobs.list(p))).status).toBe(401);
+  });
+
+  it('ingests page views in batches, with rejections at their index, and resends a batch of ids after "not now"', async () => {
+    // A proxy in front of the server answers the second POST 503 once, as a restarting database would.
+    let posts = 0;
+    const { client, fetched, p } = await start({
+      worker: false,
+      fetch: async (input) => {
+        const request = input as Request;
+        if (request.method === 'POST' && request.url.endsWith('/events') && ++posts === 2)
+          return Response.json(
+            { error: 'Storage is unavailable for a moment', requestId: 'r' },
+            { status: 503, headers: { 'retry-after': '0' } },
+          );
+        return fetch(request);
+      },
+    });
+    const view = (i: number, id = true) => ({
+      ...(id ? { id: `v${i}` } : {}),
+      timestamp: Date.UTC(2026, 2, 1, 9) + i * 1000,
+      path: `/page-${i % 7}`,
+      userAgent: CHROME,
+      ip: `203.0.113.${i % 200}`,
+    });
+    const events: PageViewEvent[] = Array.from({ length: 2_500 }, (_, i) => view(i));
+    const bad = { ...view(1_700), timestamp: 'yesterday' };
+    events[1_700] = bad;
+    fetched.length = 0;
+    expect(await client.analytics.ingest(p, events)).toEqual({
+      accepted: 2_499,
+      duplicates: 0,
+      rejected: [{ index: 1_700, reason: expect.stringMatching(/timestamp/) }],
+    });
+    // Three batches; the second one twice (the 503, then again).
+    expect(fetched.filter((f) => f === `POST /v1/analytics/${p}/events`).length).toBe(4);
+    expect(await client.analytics.ingest(p, events.slice(0, 10), { batchSize: 4 })).toMatchObject({
+      accepted: 0,
+      duplicates: 10,
+    });
+    const report = await client.analytics.visitors(p, { dateFrom: '2026-03-01', dateTo: '2026-03-02' });
+    expect(report.totals.human).toBe(200);
+
+    // Without ids a resent batch could count twice: the 503 is the caller's to handle.
+    posts = 0;
+    await client.analytics.ingest(p, [view(1, false)]);
+    const refused = await apiError(client.analytics.ingest(p, [view(2, false)]));
+    expect(refused).toMatchObject({ status: 503, transient: true, retryAfterSeconds: 0 });
   });
 
   it('exports visitors per page, with dateTo exclusive, paging and verifiedOnly', async () => {
