@@ -11,17 +11,12 @@
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type SaltRotation, VisitorIdentity } from '../../src/domain/analytics/identity.ts';
-import { Ingestor } from '../../src/domain/analytics/ingest.ts';
-import {
-  type AnalyticsSettings,
-  DEFAULT_ANALYTICS_SETTINGS,
-  type PreparedEvent,
-} from '../../src/domain/analytics/store.ts';
+import type { SaltRotation } from '../../src/domain/analytics/identity.ts';
 import { openClickHouseAnalyticsStore } from '../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
 import { processLocks } from '../../src/storage/locks.ts';
 import { startClickHouse } from '../../test/helpers/clickhouse-server.ts';
-import { generate } from './dataset.ts';
+import { ownCpuMs, prepareViews } from './prepared-views.ts';
+import { cpuMs } from './process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -43,65 +38,14 @@ const clickhouse = values.url ? null : await startClickHouse();
 const url = values.url ?? clickhouse?.url ?? '';
 const database = `append_bench_${process.pid}`;
 const store = await openClickHouseAnalyticsStore({ url, database, locks: processLocks() });
-const salt = Buffer.alloc(32, 7);
-const settings = {
-  async settings(): Promise<AnalyticsSettings> {
-    return { ...DEFAULT_ANALYTICS_SETTINGS };
-  },
-};
-const identity = new VisitorIdentity({
-  rotation: values.rotation as SaltRotation,
-  salts: { salt: async () => salt },
-  cacheLimit: 2_000_000,
-});
-const ingestor = new Ingestor({
-  store,
-  settings: settings as never,
-  identity,
-  clock: () => new Date(Date.UTC(2030, 0, 1)),
-});
-
-/** CPU milliseconds (user + system) of a process, from /proc (clock ticks of 10 ms). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-const ownCpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
-
 // 1. Prepare, in batches of 1,000 with event ids.
-const batches: PreparedEvent[][] = [];
-let raw: unknown[] = [];
-let prepareMs = 0;
-let i = 0;
-const prepareBatch = async () => {
-  const t = ownCpuMs();
-  const { prepared, rejected } = await ingestor.prepare('prj_bench', raw);
-  prepareMs += ownCpuMs() - t;
-  if (rejected.length > 0) throw new Error(`rejected: ${JSON.stringify(rejected[0])}`);
-  batches.push(prepared);
-  raw = [];
-};
-for (const e of generate({
+const { batches, prepareCpuMs: prepareMs } = await prepareViews({
   events: EVENTS,
-  visitors: Number(values.visitors ?? Math.max(1, Math.round(EVENTS / 10))),
+  ...(values.visitors ? { visitors: Number(values.visitors) } : {}),
   paths: Number(values.paths),
   days: Number(values.days),
-  seed: 2,
-})) {
-  raw.push({
-    id: `h${i++}`,
-    timestamp: new Date(e.timestamp).toISOString(),
-    path: e.path,
-    userAgent: e.userAgent,
-    ip: e.ip,
-    ...(e.accept ? { accept: e.accept } : {}),
-  });
-  if (raw.length === BATCH) await prepareBatch();
-}
-if (raw.length > 0) await prepareBatch();
+  rotation: values.rotation as SaltRotation,
+});
 
 // 2. Append, GROUP / BATCH batches at once (one group in the store).
 const perGroup = Math.max(1, Math.round(GROUP / BATCH));
@@ -115,12 +59,12 @@ for (let g = 0; g < batches.length; g += perGroup) {
   const group = batches.slice(g, g + perGroup);
   const views = group.reduce((n, b) => n + b.length, 0);
   const t0 = ownCpuMs();
-  const c0 = clickhouse ? processCpuMs(clickhouse.pid) : 0;
+  const c0 = clickhouse ? cpuMs(clickhouse.pid) : 0;
   const w0 = performance.now();
   const results = await Promise.all(group.map((b) => store.append('prj_bench', b)));
   const w1 = performance.now();
   const ownMs = ownCpuMs() - t0;
-  const theirMs = clickhouse ? processCpuMs(clickhouse.pid) - c0 : 0;
+  const theirMs = clickhouse ? cpuMs(clickhouse.pid) - c0 : 0;
   if (results.some((r) => r.duplicates > 0)) throw new Error('unexpected duplicates');
   own.push((ownMs * 1000) / views);
   theirs.push((theirMs * 1000) / views);

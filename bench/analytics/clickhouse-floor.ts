@@ -13,13 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../src/domain/analytics/categories.ts';
-import { VisitorIdentity } from '../../src/domain/analytics/identity.ts';
-import { Ingestor } from '../../src/domain/analytics/ingest.ts';
-import {
-  type AnalyticsSettings,
-  DEFAULT_ANALYTICS_SETTINGS,
-  type PreparedEvent,
-} from '../../src/domain/analytics/store.ts';
+import type { PreparedEvent } from '../../src/domain/analytics/store.ts';
 import { eventKeyBytes } from '../../src/integrations/analytics/clickhouse/append.ts';
 import { APPENDS_COLUMNS, writeView } from '../../src/integrations/analytics/clickhouse/appends-rows.ts';
 import { openClickHouseAnalyticsStore } from '../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
@@ -27,7 +21,8 @@ import { connect } from '../../src/integrations/analytics/clickhouse/connection.
 import { RowBinaryWriter } from '../../src/integrations/analytics/clickhouse/row-binary.ts';
 import { processLocks } from '../../src/storage/locks.ts';
 import { startClickHouse } from '../../test/helpers/clickhouse-server.ts';
-import { generate } from './dataset.ts';
+import { ownCpuMs, prepareViews } from './prepared-views.ts';
+import { cpuMs } from './process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -40,61 +35,9 @@ const GROUPS = values.groups.split(',').map(Number);
 const DAY_MS = 86_400_000;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-const ownCpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
-/** CPU milliseconds (user + system) of a process, from /proc (clock ticks of 10 ms). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 // 1. Prepare the views through the real pipeline, with event ids.
-const settings = {
-  async settings(): Promise<AnalyticsSettings> {
-    return { ...DEFAULT_ANALYTICS_SETTINGS };
-  },
-};
-const ingestor = new Ingestor({
-  store: null as never,
-  settings: settings as never,
-  identity: new VisitorIdentity({
-    rotation: 'never',
-    salts: { salt: async () => Buffer.alloc(32, 7) },
-    cacheLimit: 2_000_000,
-  }),
-  clock: () => new Date(Date.UTC(2030, 0, 1)),
-});
-const views: PreparedEvent[] = [];
-let raw: unknown[] = [];
-let prepareMs = 0;
-const prepareBatch = async () => {
-  const t = ownCpuMs();
-  const { prepared } = await ingestor.prepare('prj_bench', raw);
-  prepareMs += ownCpuMs() - t;
-  views.push(...prepared);
-  raw = [];
-};
-let n = 0;
-for (const e of generate({
-  events: EVENTS,
-  visitors: Math.round(EVENTS / 10),
-  paths: 5000,
-  days: 30,
-  seed: 2,
-})) {
-  raw.push({
-    id: `h${n++}`,
-    timestamp: new Date(e.timestamp).toISOString(),
-    path: e.path,
-    userAgent: e.userAgent,
-    ip: e.ip,
-    ...(e.accept ? { accept: e.accept } : {}),
-  });
-  if (raw.length === 1000) await prepareBatch();
-}
-if (raw.length > 0) await prepareBatch();
+const { batches, prepareCpuMs: prepareMs } = await prepareViews({ events: EVENTS, paths: 5000, days: 30 });
+const views = batches.flat();
 
 /** The group's views as the store writes them: `appends` rows of kind 0, RowBinary. */
 function encode(group: readonly PreparedEvent[]): Buffer {
@@ -125,7 +68,7 @@ try {
       const drop = ['appends_pair_days', 'appends_counts', ...(keys ? [] : ['appends_keys'])];
       for (const view of drop) await connection.command(`DROP TABLE ${connection.db}.${view}`);
       let encodeMs = 0;
-      const c0 = processCpuMs(clickhouse.pid);
+      const c0 = cpuMs(clickhouse.pid);
       const w0 = performance.now();
       for (let i = 0; i < views.length; i += size) {
         const t = ownCpuMs();
@@ -142,7 +85,7 @@ try {
         if (Number(row?.n ?? 0) === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const theirMs = processCpuMs(clickhouse.pid) - c0;
+      const theirMs = cpuMs(clickhouse.pid) - c0;
       const [stored] = await connection.query<{ n: string }>(
         `SELECT count() AS n FROM ${connection.db}.views`,
       );

@@ -8,7 +8,6 @@
 // each condition, and prints ClickHouse's CPU time per pair (its process's, from /proc), medians
 // over the rounds, and whether both found the same rows.
 
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pairLookupCondition } from '../../src/integrations/analytics/clickhouse/append.ts';
 import { openClickHouseAnalyticsStore } from '../../src/integrations/analytics/clickhouse/clickhouse-store.ts';
@@ -17,6 +16,7 @@ import { pairDaysSql, readPairStates } from '../../src/integrations/analytics/cl
 import { RowBinaryReader } from '../../src/integrations/analytics/clickhouse/row-binary.ts';
 import { processLocks } from '../../src/storage/locks.ts';
 import { startClickHouse } from '../../test/helpers/clickhouse-server.ts';
+import { cpuMs } from './process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,12 +28,6 @@ const ROWS = Number(values.rows);
 const ROUNDS = Number(values.rounds);
 const VISITORS = 1_000_000;
 const log = (line: string) => process.stdout.write(`${line}\n`);
-
-/** CPU milliseconds (user + system) of a process, from /proc (clock ticks of 10 ms). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 const clickhouse = await startClickHouse();
 try {
@@ -70,13 +64,13 @@ try {
     const rows = visitors.flatMap((v) => [`${v.hi}\t${v.lo}\t`, `${v.hi}\t${v.lo}\t${v.page}`]);
     const answers: string[] = [];
     for (const [name, where] of Object.entries(conditions)) {
-      const before = processCpuMs(clickhouse.pid);
+      const before = cpuMs(clickhouse.pid);
       const answer = await connection.queryBinary(pairDaysSql(connection.db, where), {
         name: 'pairs',
         structure: 'hi UInt64, lo UInt64, page String',
         rows,
       });
-      costs.get(name)?.push(((processCpuMs(clickhouse.pid) - before) * 1000) / rows.length);
+      costs.get(name)?.push(((cpuMs(clickhouse.pid) - before) * 1000) / rows.length);
       // Rows come in no set order: compare the pairs' states, sorted.
       const states = readPairStates(new RowBinaryReader(answer));
       answers.push(JSON.stringify([...states].map(([pair, days]) => [pair, [...days]]).sort()));

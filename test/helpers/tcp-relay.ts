@@ -55,3 +55,13 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     close: down,
   };
 }
+
+/** A port nothing listens on (a server started and closed), as a database that is down looks. */
+export async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}

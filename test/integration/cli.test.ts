@@ -1,6 +1,4 @@
-import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionService } from '../../src/domain/sessions/session-service.ts';
@@ -11,6 +9,7 @@ import { runCliInProcess as cli } from '../helpers/cli.ts';
 import { createBareRepository, createRepository, tempDir } from '../helpers/git-repos.ts';
 import { runCli } from '../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/storage.ts';
+import { closedPort } from '../helpers/tcp-relay.ts';
 
 /**
  * The commands run in this process (`cli`: the same `main`, its streams and environment
@@ -496,13 +495,3 @@ describe(`docwright CLI on ${testBackend}`, () => {
     expect((await json(['users', 'list'])).map((u) => u.id)).toEqual([ada?.id]);
   });
 });
-
-/** A port nothing listens on (a server started and closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}

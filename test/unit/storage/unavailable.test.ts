@@ -10,21 +10,12 @@ import { connect } from '../../../src/integrations/analytics/clickhouse/connecti
 import { LockLostError } from '../../../src/storage/locks.ts';
 import { isStorageUnavailable, StorageUnavailableError } from '../../../src/storage/unavailable.ts';
 import { testPostgresUrl } from '../../helpers/storage.ts';
+import { closedPort } from '../../helpers/tcp-relay.ts';
 
 const servers: Server[] = [];
 afterAll(() => {
   for (const server of servers) server.close();
 });
-
-/** A port nothing listens on (a server started and closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** A server that accepts connections and never answers, as a host behind a partition looks. */
 async function silentPort(): Promise<number> {
