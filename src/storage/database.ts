@@ -99,7 +99,11 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 const STATEMENT_CACHE_SIZE = 256;
 
-/** How long a PostgreSQL pool waits for a new connection (every pool of the service uses it). */
+/**
+ * How long the main database's pool waits for a connection: to open one, and also (pg-pool has
+ * one timeout for both) for a free one when all ten are busy. Its queries are short, so a wait
+ * this long means the server is out of reach or overloaded.
+ */
 export const POSTGRES_CONNECT_TIMEOUT_MS = 10_000;
 
 /**

@@ -15,7 +15,6 @@ import type {
   ViewScan,
   ViewScanner,
 } from '../../../domain/analytics/store.ts';
-import { POSTGRES_CONNECT_TIMEOUT_MS } from '../../../storage/database.ts';
 import { surviveConnectionLoss } from '../../../storage/pg-connection-loss.ts';
 import { type AppendDictionaries, type AppendRequest, appendViews } from './append.ts';
 import { breakdown } from './breakdown-query.ts';
@@ -39,6 +38,14 @@ export interface PostgresAnalyticsOptions {
   maxSeriesBuckets?: number;
 }
 
+/**
+ * How long the pools wait for a connection, to open one or for a free one (pg-pool has one
+ * timeout for both): longer than the main database's, since exports, folds and reclassification
+ * hold theirs for seconds; past it the request fails as unavailable (503) rather than waiting
+ * on a server out of reach.
+ */
+const ANALYTICS_POOL_WAIT_MS = 60_000;
+
 /** Opens the store and brings its tables up to date; the composition root calls this. */
 export async function openPostgresAnalyticsStore(
   options: PostgresAnalyticsOptions,
@@ -46,7 +53,7 @@ export async function openPostgresAnalyticsStore(
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 8,
-    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: ANALYTICS_POOL_WAIT_MS,
     // Folds and exports sort and group a few hundred thousand rows: in memory, not on disk.
     // They are planned with parameters, so JIT compiles for a cost it never recovers.
     options: `${options.schema ? `-c search_path=${options.schema} ` : ''}-c work_mem=32MB -c jit=off`,
@@ -56,7 +63,7 @@ export async function openPostgresAnalyticsStore(
     connectionString: options.url,
     max: FLUSH_LANES,
     pipeline: true,
-    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: ANALYTICS_POOL_WAIT_MS,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   surviveConnectionLoss(pool);
