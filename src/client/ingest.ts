@@ -83,10 +83,13 @@ async function sendWithRetries(
   }
 }
 
-/** An answer that says "not now", or no answer at all (fetch's TypeError: refused, reset). */
+/**
+ * An answer that says "not now", or no answer at all: fetch's "fetch failed" (refused, reset,
+ * timed out), not its other TypeErrors (a malformed URL fails the same way every time).
+ */
 function isTransient(error: unknown): boolean {
   if (error instanceof DocwrightApiError) return error.transient;
-  return error instanceof TypeError;
+  return error instanceof TypeError && error.message === 'fetch failed';
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
