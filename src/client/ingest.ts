@@ -1,4 +1,5 @@
 import { DocwrightApiError } from './api-error.ts';
+import { sleep } from './sleep.ts';
 
 /** One page view for `analytics.ingest`; the server validates each and says why it rejects one. */
 export interface PageViewEvent {
@@ -90,19 +91,4 @@ async function sendWithRetries(
 function isTransient(error: unknown): boolean {
   if (error instanceof DocwrightApiError) return error.transient;
   return error instanceof TypeError && error.message === 'fetch failed';
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,6 +1,7 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { DocwrightApiError } from './api-error.ts';
 import type { components } from './openapi-types.ts';
+import { sleep } from './sleep.ts';
 
 type Job = components['schemas']['Job'];
 
@@ -121,19 +122,4 @@ async function poll(source: JobSource, signal: AbortSignal, intervalMs: number):
     }
     await sleep(wait, signal);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
