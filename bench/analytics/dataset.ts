@@ -155,6 +155,18 @@ export function* generate(options: DatasetOptions): Generator<BenchEvent> {
   }
 }
 
+/** One event of a `POST …/events` body, with the event id `id`. */
+export function apiEvent(e: BenchEvent, id: string): Record<string, unknown> {
+  return {
+    id,
+    timestamp: new Date(e.timestamp).toISOString(),
+    path: e.path,
+    userAgent: e.userAgent,
+    ip: e.ip,
+    ...(e.accept ? { accept: e.accept } : {}),
+  };
+}
+
 /** One JSON line as a CDN log export would have it. */
 export function jsonLine(e: BenchEvent): string {
   return JSON.stringify({

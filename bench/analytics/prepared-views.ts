@@ -5,7 +5,7 @@ import {
   DEFAULT_ANALYTICS_SETTINGS,
   type PreparedEvent,
 } from '../../src/domain/analytics/store.ts';
-import { generate } from './dataset.ts';
+import { apiEvent, generate } from './dataset.ts';
 
 /** This process's CPU time (user + system) in ms. */
 export function ownCpuMs(): number {
@@ -60,14 +60,7 @@ export async function prepareViews(options: {
     days: options.days,
     seed: 2,
   })) {
-    raw.push({
-      id: `h${i++}`,
-      timestamp: new Date(e.timestamp).toISOString(),
-      path: e.path,
-      userAgent: e.userAgent,
-      ip: e.ip,
-      ...(e.accept ? { accept: e.accept } : {}),
-    });
+    raw.push(apiEvent(e, `h${i++}`));
     if (raw.length === 1000) await prepareBatch();
   }
   if (raw.length > 0) await prepareBatch();

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { dropPostgresBenchSchema, naivePostgres } from './backends/postgres.ts';
-import { type BenchEvent, combinedLine, DAY, generate, jsonLine, START } from './dataset.ts';
+import { apiEvent, type BenchEvent, combinedLine, DAY, generate, jsonLine, START } from './dataset.ts';
 import { MemoryPhases } from './memory-phases.ts';
 import { cpuMs } from './process-cpu.ts';
 import { encodeBodies, sendBatches } from './send-batches.ts';
@@ -349,14 +349,7 @@ function buildBodies(count: number, batch: number): string[] {
     days: DAYS,
     seed: 2,
   })) {
-    events.push({
-      id: `h${i++}`,
-      timestamp: new Date(e.timestamp).toISOString(),
-      path: e.path,
-      userAgent: e.userAgent,
-      ip: e.ip,
-      ...(e.accept ? { accept: e.accept } : {}),
-    });
+    events.push(apiEvent(e, `h${i++}`));
     if (events.length === batch) {
       bodies.push(JSON.stringify({ events }));
       events = [];

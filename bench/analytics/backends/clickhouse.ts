@@ -16,7 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from '@clickhouse/client';
 import { startClickHouse } from '../../../test/helpers/clickhouse-server.ts';
-import { DAY, generate, START } from '../dataset.ts';
+import { apiEvent, DAY, generate, START } from '../dataset.ts';
 import { MemoryPhases } from '../memory-phases.ts';
 import { cpuMs } from '../process-cpu.ts';
 import { encodeBodies, sendBatches } from '../send-batches.ts';
@@ -305,14 +305,7 @@ function buildBodies(count: number, batch: number): string[] {
     days: DAYS,
     seed: 2,
   })) {
-    events.push({
-      id: `h${i++}`,
-      timestamp: new Date(e.timestamp).toISOString(),
-      path: e.path,
-      userAgent: e.userAgent,
-      ip: e.ip,
-      ...(e.accept ? { accept: e.accept } : {}),
-    });
+    events.push(apiEvent(e, `h${i++}`));
     if (events.length === batch) {
       bodies.push(JSON.stringify({ events }));
       events = [];
