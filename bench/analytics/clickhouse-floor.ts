@@ -91,7 +91,7 @@ try {
       );
       if (Number(stored?.n) !== views.length) throw new Error(`stored ${stored?.n} of ${views.length}`);
       await connection.command(`DROP DATABASE ${connection.db}`);
-      await connection.client.close();
+      await connection.close();
       rows.push(
         `| ${keys ? 'views + event keys' : 'views'} | ${size.toLocaleString('en')} | ${((theirMs * 1000) / views.length).toFixed(1)} µs | ${((encodeMs * 1000) / views.length).toFixed(1)} µs | ${Math.round(views.length / insertSeconds).toLocaleString('en')} |`,
       );

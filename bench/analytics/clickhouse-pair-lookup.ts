@@ -77,7 +77,7 @@ try {
     }
     if (answers[0] !== answers[1]) sameAnswers = false;
   }
-  await connection.client.close();
+  await connection.close();
   const median = (list: number[]) =>
     [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? Number.NaN;
   log('| condition | ClickHouse CPU per pair, median (min–max) |');

@@ -6,7 +6,7 @@ import {
 } from '../../../src/integrations/analytics/clickhouse/row-binary.ts';
 
 const connection = connect({ url: inject('clickhouseUrl'), database: 'system' });
-afterAll(() => connection.client.close());
+afterAll(() => connection.close());
 
 describe('RowBinary, through the real server', () => {
   it('round-trips strings of every length, UInt64 keys, Nullable and trimmed arrays', async () => {

@@ -124,14 +124,14 @@ describe('isStorageUnavailable, on the failures the drivers really give', () => 
     }
   });
 
-  it('ClickHouse: a refused connection (client and fetch paths) and a timed-out query are unavailable; a bad query is not', async () => {
+  it('ClickHouse: a refused connection (client and own-request paths) and a timed-out query are unavailable; a bad query is not', async () => {
     const down = connect({ url: `http://127.0.0.1:${await closedPort()}`, database: 'system' });
     expect(isStorageUnavailable(await failure(() => down.query('SELECT 1')))).toBe(true);
     const external = { name: 'n', structure: 'n UInt64', rows: ['1'] };
     expect(isStorageUnavailable(await failure(() => down.queryBinary('SELECT n FROM n', external)))).toBe(
       true,
     );
-    await down.client.close();
+    await down.close();
 
     const up = connect({ url: inject('clickhouseUrl'), database: 'system' });
     try {
@@ -143,19 +143,19 @@ describe('isStorageUnavailable, on the failures the drivers really give', () => 
       );
       expect(slow).toBeInstanceOf(StorageUnavailableError);
       expect(isStorageUnavailable(slow)).toBe(true);
-      const viaFetch = await failure(() =>
+      const viaOwnRequest = await failure(() =>
         up.queryBinary(
           "SELECT count() FROM system.numbers WHERE number >= (SELECT min(n) FROM n) SETTINGS max_execution_time = 1, timeout_overflow_mode = 'throw'",
           external,
         ),
       );
-      expect(viaFetch).toBeInstanceOf(StorageUnavailableError);
+      expect(viaOwnRequest).toBeInstanceOf(StorageUnavailableError);
       const syntax = await failure(() => up.query('SELEC 1'));
       expect(isStorageUnavailable(syntax)).toBe(false);
       const missing = await failure(() => up.queryBinary('SELECT * FROM no_such_table', external));
       expect(isStorageUnavailable(missing)).toBe(false);
     } finally {
-      await up.client.close();
+      await up.close();
     }
   }, 20_000);
 

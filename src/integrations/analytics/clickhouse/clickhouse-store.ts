@@ -138,7 +138,7 @@ export class ClickHouseAnalyticsStore implements AnalyticsStore, ViewScanner, Bu
     if (this.closed) return;
     this.closed = true;
     await this.appender.idle();
-    await this.connection.client.close();
+    await this.connection.close();
   }
 }
 
@@ -150,7 +150,7 @@ export async function openClickHouseAnalyticsStore(
   try {
     await migrate(connection, options.locks);
   } catch (error) {
-    await connection.client.close();
+    await connection.close();
     throw error;
   }
   return new ClickHouseAnalyticsStore(connection, options);

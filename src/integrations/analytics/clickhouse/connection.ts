@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
@@ -53,6 +54,8 @@ export interface ClickHouseConnection {
   insertBinary(table: string, rows: Buffer): Promise<void>;
   /** Waits until every mutation (ALTER … UPDATE/DELETE) of the table is done. */
   awaitMutations(table: string): Promise<void>;
+  /** Closes the client and this connection's own kept-alive sockets. */
+  close(): Promise<void>;
 }
 
 export interface ExternalTable {
@@ -79,16 +82,32 @@ const TSV_ESCAPES: Readonly<Record<string, string>> = {
 /** @clickhouse/client's own default `request_timeout`. */
 const CLIENT_DEFAULT_TIMEOUT_MS = 30_000;
 
-/** True for fetch's failure to write to a socket the peer had closed (nothing was read). */
+/** True for a failure to write to a socket the peer had closed (nothing was read). */
 function isBrokenPipe(error: unknown): boolean {
-  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
-  return cause?.code === 'EPIPE';
+  return (error as { code?: unknown } | null)?.code === 'EPIPE';
 }
 
-/** True for fetch's failure to write to or read from a socket the peer had closed. */
+/** True for a failure to write to or read from a socket the peer had closed. */
 function isStaleSocket(error: unknown): boolean {
-  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
-  return ['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(cause?.code ?? '');
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'EPIPE' || code === 'ECONNRESET';
+}
+
+/**
+ * A multipart/form-data body holding one file, as ClickHouse's HTTP interface takes external
+ * data: the part's name is the table's.
+ */
+function multipartFile(name: string, content: Buffer): { body: Buffer; contentType: string } {
+  const boundary = `docwright-${randomBytes(12).toString('hex')}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return {
+    body: Buffer.concat([head, content, tail], head.length + content.length + tail.length),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 export function connect(options: ClickHouseConnectionOptions): ClickHouseConnection {
@@ -118,53 +137,79 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
   base.username = '';
   base.password = '';
   const authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  // Kept-alive sockets for our own requests; Node closes an idle one a second before the
+  // server's `Keep-Alive: timeout=N` says the server will.
+  const agent = new (base.protocol === 'https:' ? https.Agent : http.Agent)({ keepAlive: true });
+  const request = base.protocol === 'https:' ? https.request : http.request;
   /**
-   * A request of our own over fetch (the client has no external data and no RowBinary insert):
-   * a query with a table sent beside it (multipart), or an insert whose body is its rows.
+   * One POST of our own (the client has no external data and no RowBinary insert) over
+   * node:http, whose socket takes the body's bytes as they are: fetch copied every insert's
+   * body twice on its way to the socket (bench/analytics/clickhouse-append.ts).
    */
+  const send = (url: URL, body: Buffer | undefined, contentType: string | undefined) =>
+    new Promise<{ status: number; answer: Buffer }>((resolve, reject) => {
+      const headers: Record<string, string | number> = { authorization, 'content-length': body?.length ?? 0 };
+      if (contentType) headers['content-type'] = contentType;
+      const req = request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers,
+          // As the client's requests: a server that stops answering fails the request, not hangs it.
+          signal: AbortSignal.timeout(options.requestTimeoutMs ?? CLIENT_DEFAULT_TIMEOUT_MS),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, answer: Buffer.concat(chunks) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  /** A query with a table sent beside it (multipart) or none, or an insert whose body is its rows. */
   const post = async (sql: string, payload: ExternalTable | Buffer | null): Promise<Buffer> => {
     const url = new URL(base);
     url.searchParams.set('query', sql);
     url.searchParams.set('database', database);
     for (const [key, value] of Object.entries(SETTINGS)) url.searchParams.set(key, value);
-    let body: FormData | Buffer | undefined;
+    let body: Buffer | undefined;
+    let contentType: string | undefined;
     if (payload === null) body = undefined;
     else if (Buffer.isBuffer(payload)) body = payload;
     else {
       const { name, structure, rows } = payload;
       url.searchParams.set(`${name}_structure`, structure);
       url.searchParams.set(`${name}_format`, Buffer.isBuffer(rows) ? 'RowBinary' : 'TabSeparated');
-      body = new FormData();
-      body.append(name, new Blob([Buffer.isBuffer(rows) ? rows : rows.join('\n')]), name);
+      const part = multipartFile(name, Buffer.isBuffer(rows) ? rows : Buffer.from(rows.join('\n')));
+      body = part.body;
+      contentType = part.contentType;
     }
-    const send = () =>
-      fetch(url, {
-        method: 'POST',
-        body,
-        headers: { authorization },
-        // As the client's requests: a server that stops answering fails the request, not hangs it.
-        signal: AbortSignal.timeout(options.requestTimeoutMs ?? CLIENT_DEFAULT_TIMEOUT_MS),
-      });
-    let res: Response;
+    let answer: { status: number; answer: Buffer };
     try {
-      res = await send();
+      answer = await send(url, body, contentType);
     } catch (error) {
       // A kept-alive socket the server had closed meanwhile (seen as EPIPE under heavy load,
       // when a socket idles past the server's keep-alive timeout). A query only reads, so it is
       // sent once more, on a new socket; an insert only when nothing of it was read (EPIPE).
       if (Buffer.isBuffer(payload) ? !isBrokenPipe(error) : !isStaleSocket(error)) throw error;
-      res = await send();
+      answer = await send(url, body, contentType);
     }
-    const answer = Buffer.from(await res.arrayBuffer());
-    if (!res.ok)
+    if (answer.status !== 200)
       throw unavailableIfTransient(
-        new Error(`ClickHouse answered ${res.status}: ${answer.toString('utf8', 0, 500)}`),
-        res.status,
+        new Error(`ClickHouse answered ${answer.status}: ${answer.answer.toString('utf8', 0, 500)}`),
+        answer.status,
       );
-    return answer;
+    return answer.answer;
   };
   return {
     client,
+    async close() {
+      agent.destroy();
+      await client.close();
+    },
     db,
     database,
     query,
