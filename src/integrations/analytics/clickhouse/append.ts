@@ -71,6 +71,11 @@ export function appendLockName(database: string, projectId: string): string {
 export class Appender {
   private queue: Pending[] = [];
   private running = false;
+  /**
+   * The rows of the group being written, in a buffer kept from group to group (groups run one
+   * at a time): growing a new one to megabytes for every group cost its copies and their pages.
+   */
+  private out = new RowBinaryWriter();
 
   private readonly connection: ClickHouseConnection;
   private readonly locks: Locks;
@@ -124,7 +129,8 @@ export class Appender {
       this.storedKeys(group, keyed),
       this.knownVisits(group, keyed),
     ]);
-    const out = new RowBinaryWriter();
+    const out = this.out;
+    out.reset();
     let rows = 0;
     const results: AppendResult[] = [];
     const added = new Map<string, Map<string, PairState>>();
@@ -172,8 +178,16 @@ export class Appender {
     // Another node may hold the projects' locks now and have read the same state: insert
     // nothing, and let the requests fail and be retried.
     lost.throwIfAborted();
-    if (rows > 0)
-      await this.connection.insertBinary(`${this.connection.db}.appends (${APPENDS_COLUMNS})`, out.bytes());
+    if (rows > 0) {
+      try {
+        await this.connection.insertBinary(`${this.connection.db}.appends (${APPENDS_COLUMNS})`, out.bytes());
+      } catch (error) {
+        // An answer that came before the whole body was sent: its bytes may still be on their
+        // way to the socket, so the next group writes into a buffer of its own.
+        this.out = new RowBinaryWriter();
+        throw error;
+      }
+    }
     return results;
   }
 

@@ -27,8 +27,7 @@ export function writePairDay(out: RowBinaryWriter, project: string, r: PairDayRo
   out.uint8(1);
   out.string(project);
   out.int32(r.day);
-  out.int64(0); // ts
-  out.int64(0); // event_key
+  out.zeros(16); // ts, event_key
   out.string(pairPage(r.pair));
   const visitor = pairVisitor(r.pair);
   out.uint64FromLatin1(visitor, 0);
@@ -45,15 +44,11 @@ export function writeCountDelta(out: RowBinaryWriter, project: string, c: CountD
   out.uint8(COUNT_KIND[c.kind]);
   out.string(project);
   out.int32(c.day);
-  out.int64(0); // ts
-  out.int64(0); // event_key
+  out.zeros(16); // ts, event_key
   out.string(c.page);
-  out.int64(0); // visitor_hi
-  out.int64(0); // visitor_lo
+  out.zeros(16); // visitor_hi, visitor_lo
   writeEmptyViewColumns(out);
-  out.uint8(0); // cls
-  out.uint8(0); // first
-  out.uint8(0); // last
+  out.zeros(3); // cls, first, last
   out.uint32(c.sides);
   out.int32(c.a);
   out.int32(c.b);
@@ -89,20 +84,14 @@ export function writeView(
   out.nullableUInt16(e.status);
   out.nullableString(e.referrer);
   out.uint8(e.verified ? 1 : 0);
-  out.uint8(0); // cls
-  out.uint8(0); // first
-  out.uint8(0); // last
+  out.zeros(3); // cls, first, last
   writeEmptyCountColumns(out);
 }
 
 /** category … verified of a row that is not a view. */
 function writeEmptyViewColumns(out: RowBinaryWriter): void {
-  out.uint8(0); // category
-  out.uint8(0); // purpose
-  out.string(''); // agent
-  out.uint32(0); // classifier_version
-  out.string(''); // user_agent
-  out.uint8(0); // flags
+  // category, purpose, agent '' (its length), classifier_version, user_agent '', flags
+  out.zeros(9);
   out.nullableUInt16(null);
   out.nullableString(null);
   out.uint8(0); // verified
@@ -110,8 +99,5 @@ function writeEmptyViewColumns(out: RowBinaryWriter): void {
 
 /** sides … n of a row that is not a count delta. */
 function writeEmptyCountColumns(out: RowBinaryWriter): void {
-  out.uint32(0); // sides
-  out.int32(0); // a
-  out.int32(0); // b
-  out.int64(0); // n
+  out.zeros(20); // sides, a, b, n
 }

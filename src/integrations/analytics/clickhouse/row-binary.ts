@@ -34,31 +34,63 @@ export class RowBinaryWriter {
     this.buffer = grown;
   }
 
+  /** Starts over, keeping the buffer grown so far (once the bytes written are no longer needed). */
+  reset(): void {
+    this.offset = 0;
+  }
+
+  // Integers are stored byte by byte: Buffer's writeUInt32LE and kin check their arguments on
+  // every call, which cost an append's rows more than the stores themselves.
+
   uint8(value: number): void {
     this.room(1);
     this.buffer[this.offset++] = value;
   }
 
+  /** `n` bytes of 0: the zero values of the columns a row leaves empty. */
+  zeros(n: number): void {
+    this.room(n);
+    const b = this.buffer;
+    const end = this.offset + n;
+    for (let o = this.offset; o < end; o++) b[o] = 0;
+    this.offset = end;
+  }
+
   uint16(value: number): void {
     this.room(2);
-    this.offset = this.buffer.writeUInt16LE(value, this.offset);
+    const b = this.buffer;
+    const o = this.offset;
+    b[o] = value & 0xff;
+    b[o + 1] = (value >>> 8) & 0xff;
+    this.offset = o + 2;
   }
 
   uint32(value: number): void {
     this.room(4);
-    this.offset = this.buffer.writeUInt32LE(value >>> 0, this.offset);
+    this.put32(value);
   }
 
   int32(value: number): void {
     this.room(4);
-    this.offset = this.buffer.writeInt32LE(value, this.offset);
+    this.put32(value);
   }
 
   /** A safe integer as Int64. */
   int64(value: number): void {
     this.room(8);
-    this.offset = this.buffer.writeUInt32LE(value >>> 0, this.offset);
-    this.offset = this.buffer.writeInt32LE(Math.floor(value / 4294967296), this.offset);
+    this.put32(value);
+    this.put32(Math.floor(value / 4294967296));
+  }
+
+  /** The low 32 bits of an integer, two's complement, little-endian (room already made). */
+  private put32(value: number): void {
+    const b = this.buffer;
+    const o = this.offset;
+    b[o] = value & 0xff;
+    b[o + 1] = (value >>> 8) & 0xff;
+    b[o + 2] = (value >>> 16) & 0xff;
+    b[o + 3] = (value >>> 24) & 0xff;
+    this.offset = o + 4;
   }
 
   /** 8 bytes of a big-endian key, at `start` in a Buffer, as a UInt64. */
@@ -126,7 +158,7 @@ export class RowBinaryWriter {
   arrayInt32(values: ArrayLike<number>, length = values.length): void {
     this.varint(length);
     this.room(length * 4);
-    for (let i = 0; i < length; i++) this.offset = this.buffer.writeInt32LE(values[i] as number, this.offset);
+    for (let i = 0; i < length; i++) this.put32(values[i] as number);
   }
 }
 
