@@ -131,27 +131,29 @@ export function visitDeltas(known: Map<string, PairState>, added: Map<string, Pa
       continue;
     }
     const before: PairState = stored ?? new Map();
-    const after: PairState = new Map(before);
+    const after: PairState = copyState(before);
     let changed = 0;
     const changedDays: number[] = [];
-    for (const [day, d] of days) {
+    for (const day of days.keys()) {
+      const d = days.get(day) as DayState;
       const old = before.get(day);
       let merged: DayState | undefined;
-      forEachClass(d.mask, (cls) => {
+      for (let rest = d.mask >>> 0, cls = 0; rest !== 0; rest >>>= 1, cls++) {
+        if ((rest & 1) === 0) continue;
         const bit = 2 ** cls;
         const had = old !== undefined && (old.mask & bit) !== 0;
         const first = had
           ? Math.min(old.first[cls] as number, d.first[cls] as number)
           : (d.first[cls] as number);
         const last = had ? Math.max(old.last[cls] as number, d.last[cls] as number) : (d.last[cls] as number);
-        if (had && first === old.first[cls] && last === old.last[cls]) return;
+        if (had && first === old.first[cls] && last === old.last[cls]) continue;
         merged ??= old ? { mask: old.mask, first: old.first.slice(), last: old.last.slice() } : emptyDay();
         merged.mask = (merged.mask | bit) >>> 0;
         merged.first[cls] = first;
         merged.last[cls] = last;
         changed = (changed | bit) >>> 0;
         pairDays.push({ pair, day, cls, first, last });
-      });
+      }
       if (merged) {
         after.set(day, merged);
         changedDays.push(day);
@@ -177,8 +179,11 @@ function emptyDay(): DayState {
   return { mask: 0, first: [], last: [] };
 }
 
-function forEachClass(mask: number, visit: (cls: number) => void): void {
-  for (let rest = mask >>> 0, cls = 0; rest !== 0; rest >>>= 1, cls++) if ((rest & 1) !== 0) visit(cls);
+/** A copy of a pair's state (its days' objects shared: a change replaces a day's object). */
+function copyState(state: PairState): PairState {
+  const copy: PairState = new Map();
+  for (const day of state.keys()) copy.set(day, state.get(day) as DayState);
+  return copy;
 }
 
 function allClasses(state: PairState): number {
@@ -186,6 +191,18 @@ function allClasses(state: PairState): number {
   for (const d of state.values()) mask |= d.mask;
   return mask >>> 0;
 }
+
+// Scratch space of diffSides, reused from pair to pair: it runs for most views of an append,
+// and arrays, sets and row objects made per call were most of an append's garbage.
+const GROUP_CLASSES: number[] = [];
+const GROUP_SIDES: number[] = [];
+const OLD_DAYS: number[] = [];
+const NEW_DAYS: number[] = [];
+const AFFECTED: number[] = [];
+/** Rows as (kind, day, a, b) quadruples; a matched row's kind is set to MATCHED. */
+const OLD_ROWS: number[] = [];
+const NEW_ROWS: number[] = [];
+const MATCHED = -1;
 
 /**
  * Adds, for every side holding a class in `changed`, the side's rows derived from `after`
@@ -203,90 +220,141 @@ function diffSides(
   changedDays: readonly number[],
 ): void {
   const present = (allClasses(before) | allClasses(after)) >>> 0;
-  const groups = new Map<number, number>();
-  for (const [s, mask] of SIDE_MASKS.entries()) {
+  GROUP_CLASSES.length = 0;
+  GROUP_SIDES.length = 0;
+  for (let s = 0; s < SIDE_MASKS.length; s++) {
+    const mask = SIDE_MASKS[s] as number;
     if ((mask & changed) === 0) continue;
     const seen = (mask & present) >>> 0;
-    groups.set(seen, ((groups.get(seen) ?? 0) | (2 ** s)) >>> 0);
+    const g = GROUP_CLASSES.indexOf(seen);
+    if (g >= 0) GROUP_SIDES[g] = ((GROUP_SIDES[g] as number) | (2 ** s)) >>> 0;
+    else {
+      GROUP_CLASSES.push(seen);
+      GROUP_SIDES.push(2 ** s);
+    }
   }
-  for (const [classes, sides] of groups) {
-    const oldDays = sideDays(before, classes);
-    const newDays = sideDays(after, classes);
-    const affected = new Set<number>();
+  for (let g = 0; g < GROUP_CLASSES.length; g++) {
+    const classes = GROUP_CLASSES[g] as number;
+    const sides = GROUP_SIDES[g] as number;
+    sideDays(before, classes, OLD_DAYS);
+    sideDays(after, classes, NEW_DAYS);
+    AFFECTED.length = 0;
     for (const day of changedDays) {
-      addWithNeighbours(affected, oldDays, day);
-      addWithNeighbours(affected, newDays, day);
+      addWithNeighbours(AFFECTED, OLD_DAYS, day);
+      addWithNeighbours(AFFECTED, NEW_DAYS, day);
     }
-    const removed: Row[] = [];
-    for (const day of affected) {
-      const row = rowsOf(before, oldDays, day, classes);
-      if (row) removed.push(...row);
+    OLD_ROWS.length = 0;
+    NEW_ROWS.length = 0;
+    for (const day of AFFECTED) {
+      pushRows(OLD_ROWS, before, OLD_DAYS, day, classes);
+      pushRows(NEW_ROWS, after, NEW_DAYS, day, classes);
     }
-    for (const day of affected) {
-      for (const r of rowsOf(after, newDays, day, classes) ?? []) {
-        const same = removed.findIndex(
-          (o) => o.kind === r.kind && o.day === r.day && o.a === r.a && o.b === r.b,
-        );
-        if (same >= 0) removed.splice(same, 1);
-        else sums.add(r.kind, page, r.day, sides, r.a, r.b, 1);
-      }
+    for (let i = 0; i < NEW_ROWS.length; i += 4) {
+      const kind = NEW_ROWS[i] as CountKind;
+      const day = NEW_ROWS[i + 1] as number;
+      const a = NEW_ROWS[i + 2] as number;
+      const b = NEW_ROWS[i + 3] as number;
+      let same = -1;
+      for (let j = 0; j < OLD_ROWS.length; j += 4)
+        if (
+          OLD_ROWS[j] === kind &&
+          OLD_ROWS[j + 1] === day &&
+          OLD_ROWS[j + 2] === a &&
+          OLD_ROWS[j + 3] === b
+        ) {
+          same = j;
+          break;
+        }
+      if (same >= 0) OLD_ROWS[same] = MATCHED;
+      else sums.add(kind, page, day, sides, a, b, 1);
     }
-    for (const r of removed) sums.add(r.kind, page, r.day, sides, r.a, r.b, -1);
+    for (let j = 0; j < OLD_ROWS.length; j += 4) {
+      const kind = OLD_ROWS[j] as number;
+      if (kind === MATCHED) continue;
+      sums.add(
+        kind as CountKind,
+        page,
+        OLD_ROWS[j + 1] as number,
+        sides,
+        OLD_ROWS[j + 2] as number,
+        OLD_ROWS[j + 3] as number,
+        -1,
+      );
+    }
   }
 }
 
-interface Row {
-  kind: CountKind;
-  day: number;
-  a: number;
-  b: number;
+/** Fills `days` with the days of `state` holding one of `classes`, ascending. */
+function sideDays(state: PairState, classes: number, days: number[]): void {
+  days.length = 0;
+  for (const day of state.keys()) {
+    if (((state.get(day) as DayState).mask & classes) === 0) continue;
+    // Insertion sort: a pair has few days, and Array#sort allocated for every call.
+    let i = days.length;
+    days.push(day);
+    while (i > 0 && (days[i - 1] as number) > day) {
+      days[i] = days[i - 1] as number;
+      i--;
+    }
+    days[i] = day;
+  }
 }
 
-/** The days of `state` holding one of `classes`, ascending. */
-function sideDays(state: PairState, classes: number): number[] {
-  const days: number[] = [];
-  for (const [day, d] of state) if ((d.mask & classes) !== 0) days.push(day);
-  return days.length > 1 ? days.sort((x, y) => x - y) : days;
-}
-
-/** Adds `day` and its nearest days before and after it in `days` (ascending). */
-function addWithNeighbours(set: Set<number>, days: readonly number[], day: number): void {
-  set.add(day);
+/** Adds `day` and its nearest days before and after it in `days` (ascending) to `set`, once each. */
+function addWithNeighbours(set: number[], days: readonly number[], day: number): void {
+  addOnce(set, day);
   let before: number | null = null;
   let after: number | null = null;
   for (const d of days) {
     if (d < day) before = d;
     else if (d > day && after === null) after = d;
   }
-  if (before !== null) set.add(before);
-  if (after !== null) set.add(after);
+  if (before !== null) addOnce(set, before);
+  if (after !== null) addOnce(set, after);
 }
 
-/** The three rows one side (seeing the pair's `classes`) derives for `day`, or null if it has no such day. */
-function rowsOf(state: PairState, days: readonly number[], day: number, classes: number): Row[] | null {
+function addOnce(set: number[], value: number): void {
+  if (!set.includes(value)) set.push(value);
+}
+
+/**
+ * Appends to `rows` the three rows (kind, day, a, b) one side (seeing the pair's `classes`)
+ * derives for `day`, or nothing if it has no such day.
+ */
+function pushRows(
+  rows: number[],
+  state: PairState,
+  days: readonly number[],
+  day: number,
+  classes: number,
+): void {
   const i = days.indexOf(day);
-  if (i < 0) return null;
-  const [first, last] = span(state.get(day) as DayState, classes);
+  if (i < 0) return;
+  const first = spanFirst(state.get(day) as DayState, classes);
+  const last = spanLast(state.get(day) as DayState, classes);
   const prevDay = i > 0 ? (days[i - 1] as number) : NEVER;
   const next = i + 1 < days.length ? (days[i + 1] as number) : LATEST;
   const prevq =
-    prevDay === NEVER ? NEVER : prevDay * QUARTERS_PER_DAY + span(state.get(prevDay) as DayState, classes)[1];
-  return [
-    { kind: FIRST_VISITS, day, a: prevDay, b: 0 },
-    { kind: FROM_EDGES, day, a: last, b: next },
-    { kind: TO_EDGES, day, a: first, b: prevq },
-  ];
+    prevDay === NEVER
+      ? NEVER
+      : prevDay * QUARTERS_PER_DAY + spanLast(state.get(prevDay) as DayState, classes);
+  rows.push(FIRST_VISITS, day, prevDay, 0, FROM_EDGES, day, last, next, TO_EDGES, day, first, prevq);
 }
 
-/** The first and last quarter of a day's views of `classes`. */
-function span(d: DayState, classes: number): [number, number] {
+/** The first quarter of a day's views of `classes`. */
+function spanFirst(d: DayState, classes: number): number {
   let first = QUARTERS_PER_DAY;
+  for (let rest = (d.mask & classes) >>> 0, cls = 0; rest !== 0; rest >>>= 1, cls++)
+    if ((rest & 1) !== 0 && (d.first[cls] as number) < first) first = d.first[cls] as number;
+  return first;
+}
+
+/** The last quarter of a day's views of `classes`. */
+function spanLast(d: DayState, classes: number): number {
   let last = -1;
-  forEachClass((d.mask & classes) >>> 0, (cls) => {
-    if ((d.first[cls] as number) < first) first = d.first[cls] as number;
-    if ((d.last[cls] as number) > last) last = d.last[cls] as number;
-  });
-  return [first, last];
+  for (let rest = (d.mask & classes) >>> 0, cls = 0; rest !== 0; rest >>>= 1, cls++)
+    if ((rest & 1) !== 0 && (d.last[cls] as number) > last) last = d.last[cls] as number;
+  return last;
 }
 
 /**
