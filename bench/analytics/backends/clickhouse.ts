@@ -37,6 +37,7 @@ const { values } = parseArgs({
     'views-per-chunk': { type: 'string' },
     'build-memory': { type: 'string' },
     'http-into': { type: 'string', default: 'new' },
+    'in-flight': { type: 'string', default: '8' },
   },
   strict: false,
 });
@@ -53,6 +54,10 @@ if (LOAD !== 'bulk' && LOAD !== 'pipeline') throw new Error('--load must be bulk
 // Where HTTP ingestion goes: a new project (the goal's figure), or the loaded one, to see how
 // an append's lookups grow with the project they go into.
 const HTTP_INTO = String(values['http-into']);
+// Requests in flight during the HTTP phase (batches of 1,000): concurrent requests are grouped
+// into one append, so this bounds an append's size.
+const IN_FLIGHT = Number(values['in-flight']);
+if (!Number.isInteger(IN_FLIGHT) || IN_FLIGHT < 1) throw new Error('--in-flight must be a whole number ≥ 1');
 if (HTTP_INTO !== 'new' && HTTP_INTO !== 'loaded') throw new Error('--http-into must be new or loaded');
 const here = path.dirname(new URL(import.meta.url).pathname);
 const dir = mkdtempSync(path.join(tmpdir(), 'docwright-bench-clickhouse-'));
@@ -143,12 +148,12 @@ memory.begin('HTTP ingestion');
 // CPU time as well as wall time: on a shared machine the wall time mostly measures the others.
 const cpuBefore = [cpuMs(server.info.pid), cpuMs(clickhouse.pid)];
 started = performance.now();
-const accepted = await sendBatches(target, bodies, 8);
+const accepted = await sendBatches(target, bodies, IN_FLIGHT);
 const httpSeconds = (performance.now() - started) / 1000;
 const perEvent = (pid: number, i: number) =>
   (((cpuMs(pid) - (cpuBefore[i] as number)) * 1000) / accepted).toFixed(1);
 log(
-  `HTTP ingestion${HTTP_INTO === 'new' ? '' : ' into the loaded project'}: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after the insert returned); CPU per event: server ${perEvent(server.info.pid, 0)} µs, ClickHouse ${perEvent(clickhouse.pid, 1)} µs`,
+  `HTTP ingestion${HTTP_INTO === 'new' ? '' : ' into the loaded project'}: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, ${IN_FLIGHT} in flight, each 202 after the insert returned); CPU per event: server ${perEvent(server.info.pid, 0)} µs, ClickHouse ${perEvent(clickhouse.pid, 1)} µs`,
 );
 const retried = await sendBatches(target, bodies.slice(0, 20), 4);
 log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);
