@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { openServices, type Services } from '../../src/app/services.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
 import type { Agent } from '../../src/domain/agent/agent.ts';
@@ -9,6 +8,7 @@ import type { Clock } from '../../src/domain/clock.ts';
 import type { ProjectInfo } from '../../src/domain/projects/project-service.ts';
 import type { SignInLimits } from '../../src/domain/sessions/sign-in.ts';
 import { buildHttpApp, type RegisteredRoute } from '../../src/http/app.ts';
+import { createLogger } from '../../src/logging/logger.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { createTestDatabase, type TestDatabase } from './storage.ts';
 
@@ -57,7 +57,8 @@ export async function startTestApp(
     ...options.env,
   });
   const { log } = options;
-  const logger = log ? pino({ level: 'trace' }, { write: log }) : pino({ level: 'silent' });
+  // The service's own logger (its redaction and error fields), as `docwright serve` has it.
+  const logger = createLogger(log ? 'trace' : 'silent', log ? { write: log } : undefined);
   const services = await openServices(config, logger, {
     storage: options.openStorage ? options.openStorage(database) : database.open(),
     ...(options.agent ? { agent: options.agent } : {}),

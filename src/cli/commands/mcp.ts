@@ -2,6 +2,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { pino } from 'pino';
 import { createClient, DocwrightApiError, type DocwrightClient } from '../../client/index.ts';
 import { loadRemoteSettings } from '../../config/remote.ts';
+import { createLogger } from '../../logging/logger.ts';
 import { createDocwrightMcpServer, type DocwrightOperations } from '../../mcp/tools.ts';
 
 export interface McpCommandOptions {
@@ -21,7 +22,7 @@ export interface McpCommandOptions {
 export async function mcpCommand(options: McpCommandOptions): Promise<void> {
   const { url, apiKey, projectId } = loadRemoteSettings(options);
   const origin = new URL(url).origin;
-  const logger = pino({ level: 'info', base: { service: 'docwright-mcp' } }, pino.destination(2));
+  const logger = createLogger('info', pino.destination(2), 'docwright-mcp');
   const client = createClient({ baseUrl: url, apiKey });
   const server = createDocwrightMcpServer({
     operations: clientOperations(client, projectId),
