@@ -12,7 +12,7 @@ const CHROME =
 interface LogLine {
   level: number;
   msg: string;
-  err?: { message?: string };
+  err?: { type?: string; message?: string };
 }
 
 /** A 503 from storage: Retry-After, the one error shape, nothing of the failure's internals. */
@@ -73,7 +73,12 @@ describe(`storage that cannot answer, on ${testBackend}`, () => {
     const warnings = lines.filter((l) => l.msg === 'storage unavailable');
     expect(warnings.length).toBe(2);
     expect(warnings.every((l) => l.level === 40)).toBe(true);
+    expect(warnings[0]?.err).toMatchObject({ type: expect.any(String), message: expect.any(String) });
     expect(lines.filter((l) => l.msg === 'unhandled error')).toEqual([]);
+    // Each failure is logged once, by the handler: the ClickHouse client's own line about the
+    // failed request is at debug level, and no line carries a stack.
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(JSON.stringify(lines)).not.toContain('"stack"');
 
     await relay.up();
     const retried = await ingest(['a1', 'a2', 'a3']);

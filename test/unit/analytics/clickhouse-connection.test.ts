@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { connect } from '../../../src/integrations/analytics/clickhouse/connection.ts';
+import { createLogger } from '../../../src/logging/logger.ts';
 
 const url = new URL(inject('clickhouseUrl'));
 const closers: Array<() => Promise<void>> = [];
@@ -71,31 +71,48 @@ describe("ClickHouse connection, the client's own log", () => {
     vi.restoreAllMocks();
   });
 
-  it('goes to the service log as structured lines, not to the console', async () => {
+  it('goes to the service log as structured lines, not to the console; a failed request only at debug', async () => {
     const consoleLines: unknown[] = [];
     for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const)
       vi.spyOn(console, method).mockImplementation((...args) => consoleLines.push(args));
-    const lines: Array<Record<string, unknown>> = [];
-    const logger = pino(
-      { level: 'info' },
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(JSON.parse(String(chunk)));
-          done();
-        },
-      }),
-    );
+    const logAt = (level: 'debug' | 'info') => {
+      const lines: Array<Record<string, unknown>> = [];
+      const logger = createLogger(
+        level,
+        new Writable({
+          write(chunk, _encoding, done) {
+            lines.push(JSON.parse(String(chunk)));
+            done();
+          },
+        }),
+      );
+      return { lines, logger };
+    };
     // Every connection reset: the request fails, and the client reports it.
     const resetting = await flakyRelay(1_000);
-    const connection = connect({ url: resetting.url, database: 'system', logger });
+    const verbose = logAt('debug');
+    const connection = connect({ url: resetting.url, database: 'system', logger: verbose.logger });
     closers.push(() => connection.close());
     await expect(connection.client.query({ query: 'SELECT 1', format: 'JSONEachRow' })).rejects.toThrow();
 
     expect(consoleLines).toEqual([]);
-    const reported = lines.filter((line) => line.component === '@clickhouse/client');
+    const reported = verbose.lines.filter((line) => line.component === '@clickhouse/client');
     expect(reported.length).toBeGreaterThan(0);
-    expect(reported[0]).toMatchObject({ level: 50, module: expect.any(String), msg: expect.any(String) });
-    expect(reported[0]?.err).toMatchObject({ message: expect.any(String) });
+    // The caller gets the failure and reports it once; the client's own line is a debug one.
+    expect(reported[0]).toMatchObject({
+      level: 20,
+      module: expect.any(String),
+      msg: 'Query: HTTP request error.',
+    });
+    expect(reported[0]?.err).toMatchObject({ type: expect.any(String), message: expect.any(String) });
+    expect(JSON.stringify(reported)).not.toContain('"stack"');
+
+    // At the service's default level, the failed request adds no line.
+    const normal = logAt('info');
+    const usual = connect({ url: resetting.url, database: 'system', logger: normal.logger });
+    closers.push(() => usual.close());
+    await expect(usual.client.query({ query: 'SELECT 1', format: 'JSONEachRow' })).rejects.toThrow();
+    expect(normal.lines).toEqual([]);
 
     // Without a logger (tools, tests): nothing, and still not on the console.
     const quiet = connect({ url: resetting.url, database: 'system' });
