@@ -13,6 +13,7 @@ import { type CliIo, withCliIo } from './io.ts';
 const commands = {
   analyticsImport: () => import('./commands/analytics-import.ts'),
   analyticsMigrate: () => import('./commands/analytics-migrate.ts'),
+  analyticsRebuild: () => import('./commands/analytics-rebuild.ts'),
   analyticsReclassify: () => import('./commands/analytics-reclassify.ts'),
   analyticsUpdateLists: () => import('./commands/analytics-update-lists.ts'),
   keys: () => import('./commands/keys.ts'),
@@ -289,6 +290,19 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .option(...json)
     .action(async (o) =>
       (await commands.analyticsReclassify()).analyticsReclassifyCommand({
+        project: o.project,
+        json: Boolean(o.json),
+      }),
+    );
+  analytics
+    .command('rebuild')
+    .description(
+      "build a project's first-visit counts again from its stored views (ClickHouse: after the server failed in the middle of an insert); appends to the project wait meanwhile",
+    )
+    .requiredOption('--project <id>', 'project whose counts to rebuild')
+    .option(...json)
+    .action(async (o) =>
+      (await commands.analyticsRebuild()).analyticsRebuildCommand({
         project: o.project,
         json: Boolean(o.json),
       }),

@@ -17,7 +17,10 @@ import {
   type AnalyticsStore,
   type Breakdown,
   EVENT_FLAGS,
+  isBulkLoader,
+  isViewScanner,
   type PageReport,
+  type RebuildResult,
   type ReclassifyResult,
   type SaltStore,
   type SeriesPoint,
@@ -201,6 +204,21 @@ export class AnalyticsService {
           llmsTxt: (flags & EVENT_FLAGS.llmsTxt) !== 0,
         }),
     });
+  }
+
+  /**
+   * Builds the project's derived state (the first-visit tables the exports count from) again
+   * from its stored views, on an engine that keeps it apart from them: ClickHouse, where a
+   * server failure in the middle of an insert can store a batch's views without all of their
+   * first-visit rows. Appends to the project wait meanwhile, from every process. The embedded
+   * engine (its index comes from its log) and PostgreSQL (views and their pending visits in one
+   * transaction) keep none apart: nothing is done there.
+   */
+  async rebuild(projectId: string): Promise<RebuildResult> {
+    const { store } = this;
+    if (!isBulkLoader(store) || !isViewScanner(store)) return { rebuilt: false, views: 0 };
+    await store.finishBulk(projectId);
+    return { rebuilt: true, views: await store.countViews(projectId) };
   }
 
   /** The project's page-view rules, compiled. */

@@ -131,6 +131,14 @@ export interface ReclassifyResult {
   changed: number;
 }
 
+/** What a rebuild of a project's derived state did (AnalyticsService.rebuild). */
+export interface RebuildResult {
+  /** False on an engine that keeps no derived state apart from the views (nothing to do). */
+  rebuilt: boolean;
+  /** The views it was built from (0 when not rebuilt). */
+  views: number;
+}
+
 export interface AppendResult {
   accepted: number;
   duplicates: number;
@@ -304,6 +312,10 @@ export interface BulkLoader {
   bulkAppend(projectId: string, events: readonly PreparedEvent[]): Promise<AppendResult>;
   /** Builds the project's derived state from all its stored views; running it again is harmless. */
   finishBulk(projectId: string): Promise<void>;
+}
+
+export function isViewScanner(store: object): store is ViewScanner {
+  return 'scan' in store && 'countViews' in store;
 }
 
 export function isBulkLoader(store: object): store is BulkLoader {
