@@ -79,6 +79,23 @@ const TSV_ESCAPES: Readonly<Record<string, string>> = {
   '\0': '\\0',
 };
 
+/** How `send` makes one request. */
+interface SendOptions {
+  contentType?: string | undefined;
+  /** A socket of its own, closed after the answer, instead of a kept-alive one. */
+  ownSocket?: boolean;
+  /** No request timeout: for statements that may run for minutes. */
+  untimed?: boolean;
+}
+
+/** The error for an answer other than 200: ClickHouse's message, cut to 500 characters. */
+function failure(answer: { status: number; answer: Buffer }): unknown {
+  return unavailableIfTransient(
+    new Error(`ClickHouse answered ${answer.status}: ${answer.answer.toString('utf8', 0, 500)}`),
+    answer.status,
+  );
+}
+
 /** @clickhouse/client's own default `request_timeout`. */
 const CLIENT_DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -146,18 +163,23 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
    * node:http, whose socket takes the body's bytes as they are: fetch copied every insert's
    * body twice on its way to the socket (bench/analytics/clickhouse-append.ts).
    */
-  const send = (url: URL, body: Buffer | undefined, contentType: string | undefined) =>
+  const send = (url: URL, body: Buffer | string | undefined, how: SendOptions = {}) =>
     new Promise<{ status: number; answer: Buffer }>((resolve, reject) => {
-      const headers: Record<string, string | number> = { authorization, 'content-length': body?.length ?? 0 };
-      if (contentType) headers['content-type'] = contentType;
+      const headers: Record<string, string | number> = {
+        authorization,
+        'content-length': body === undefined ? 0 : Buffer.byteLength(body),
+      };
+      if (how.contentType) headers['content-type'] = how.contentType;
       const req = request(
         url,
         {
           method: 'POST',
-          agent,
+          agent: how.ownSocket ? false : agent,
           headers,
           // As the client's requests: a server that stops answering fails the request, not hangs it.
-          signal: AbortSignal.timeout(options.requestTimeoutMs ?? CLIENT_DEFAULT_TIMEOUT_MS),
+          ...(how.untimed
+            ? {}
+            : { signal: AbortSignal.timeout(options.requestTimeoutMs ?? CLIENT_DEFAULT_TIMEOUT_MS) }),
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -169,12 +191,17 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
       req.on('error', reject);
       req.end(body);
     });
+  /** The URL of one statement: its database and settings as query parameters. */
+  const statementUrl = (settings: Readonly<Record<string, string>>): URL => {
+    const url = new URL(base);
+    url.searchParams.set('database', database);
+    for (const [key, value] of Object.entries({ ...SETTINGS, ...settings })) url.searchParams.set(key, value);
+    return url;
+  };
   /** A query with a table sent beside it (multipart) or none, or an insert whose body is its rows. */
   const post = async (sql: string, payload: ExternalTable | Buffer | null): Promise<Buffer> => {
-    const url = new URL(base);
+    const url = statementUrl({});
     url.searchParams.set('query', sql);
-    url.searchParams.set('database', database);
-    for (const [key, value] of Object.entries(SETTINGS)) url.searchParams.set(key, value);
     let body: Buffer | undefined;
     let contentType: string | undefined;
     if (payload === null) body = undefined;
@@ -189,19 +216,15 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
     }
     let answer: { status: number; answer: Buffer };
     try {
-      answer = await send(url, body, contentType);
+      answer = await send(url, body, { contentType });
     } catch (error) {
       // A kept-alive socket the server had closed meanwhile (seen as EPIPE under heavy load,
       // when a socket idles past the server's keep-alive timeout). A query only reads, so it is
       // sent once more, on a new socket; an insert only when nothing of it was read (EPIPE).
       if (Buffer.isBuffer(payload) ? !isBrokenPipe(error) : !isStaleSocket(error)) throw error;
-      answer = await send(url, body, contentType);
+      answer = await send(url, body, { contentType });
     }
-    if (answer.status !== 200)
-      throw unavailableIfTransient(
-        new Error(`ClickHouse answered ${answer.status}: ${answer.answer.toString('utf8', 0, 500)}`),
-        answer.status,
-      );
+    if (answer.status !== 200) throw failure(answer);
     return answer.answer;
   };
   return {
@@ -220,47 +243,11 @@ export function connect(options: ClickHouseConnectionOptions): ClickHouseConnect
         throw unavailableIfTransient(error);
       }
     },
-    longCommand(sql, settings = {}) {
-      const url = new URL(options.url);
-      url.searchParams.set('database', database);
-      for (const [key, value] of Object.entries({ ...SETTINGS, ...settings }))
-        url.searchParams.set(key, value);
-      const user = options.username ?? (decodeURIComponent(url.username) || 'default');
-      const password = options.password ?? decodeURIComponent(url.password);
-      url.username = '';
-      url.password = '';
-      const send = url.protocol === 'https:' ? https.request : http.request;
-      return new Promise((resolve, reject) => {
-        const req = send(
-          url,
-          {
-            method: 'POST',
-            headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
-            // A connection of its own: a kept-alive socket may have been closed by the server
-            // while this process was busy (EPIPE), and these statements are few and long.
-            agent: false,
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('error', reject);
-            res.on('end', () => {
-              if (res.statusCode === 200) resolve();
-              else
-                reject(
-                  unavailableIfTransient(
-                    new Error(
-                      `ClickHouse answered ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 500)}`,
-                    ),
-                    res.statusCode,
-                  ),
-                );
-            });
-          },
-        );
-        req.on('error', reject);
-        req.end(sql);
-      });
+    async longCommand(sql, settings = {}) {
+      // A connection of its own and no timeout: these statements are few and may run for
+      // minutes, and a kept-alive socket may have been closed by the server meanwhile (EPIPE).
+      const answer = await send(statementUrl(settings), sql, { ownSocket: true, untimed: true });
+      if (answer.status !== 200) throw failure(answer);
     },
     async queryWith<T>(sql: string, external: ExternalTable): Promise<T[]> {
       const text = (await post(`${sql} FORMAT JSONEachRow`, external)).toString('utf8');
