@@ -45,6 +45,8 @@ const { values } = parseArgs({
     rotation: { type: 'string', default: 'never' },
     samples: { type: 'string', default: '15' },
     keep: { type: 'boolean', default: false },
+    // Requests in flight in the HTTP phase, as the ClickHouse runner's option.
+    'in-flight': { type: 'string', default: '8' },
   },
 });
 const BACKEND = values.backend ?? 'embedded';
@@ -60,6 +62,8 @@ const DAYS = Number(values.days);
 const HTTP_EVENTS = Math.min(Number(values['http-events']), EVENTS);
 const COMBINED_LINES = Math.min(Number(values['combined-lines']), EVENTS);
 const SAMPLES = Number(values.samples);
+const IN_FLIGHT = Number(values['in-flight']);
+if (!Number.isInteger(IN_FLIGHT) || IN_FLIGHT < 1) throw new Error('--in-flight must be a whole number ≥ 1');
 const ROTATION = values.rotation ?? 'never';
 const here = path.dirname(new URL(import.meta.url).pathname);
 const dir = mkdtempSync(path.join(tmpdir(), 'docwright-bench-analytics-'));
@@ -182,14 +186,14 @@ const clientCpuBefore = process.cpuUsage();
 // The server measures this phase alone (phase-stats.ts; BENCH_SERVER_PHASE_PROF: a profile too).
 process.kill(server.info.pid, 'SIGUSR2');
 started = performance.now();
-const accepted = await sendBatches(target, bodies, 8);
+const accepted = await sendBatches(target, bodies, IN_FLIGHT);
 const httpSeconds = (performance.now() - started) / 1000;
 process.kill(server.info.pid, 'SIGUSR2');
 const clientCpu = process.cpuUsage(clientCpuBefore);
 const serverCpuPerEvent = (((cpuMs(server.info.pid) - serverCpuBefore) * 1000) / accepted).toFixed(1);
 const clientCpuPerEvent = ((clientCpu.user + clientCpu.system) / accepted).toFixed(1);
 log(
-  `HTTP ingestion: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, 8 in flight, each 202 after a durable commit); CPU per event: server ${serverCpuPerEvent} µs, this client ${clientCpuPerEvent} µs`,
+  `HTTP ingestion: ${fmt(accepted)} events in ${httpSeconds.toFixed(1)} s = ${fmt(accepted / httpSeconds)} events/s (batches of 1,000, ${IN_FLIGHT} in flight, each 202 after a durable commit); CPU per event: server ${serverCpuPerEvent} µs, this client ${clientCpuPerEvent} µs`,
 );
 const retried = await sendBatches(target, bodies.slice(0, 20), 4);
 log(`retrying 20 batches with the same ids: ${fmt(retried)} accepted (expected 0)`);

@@ -1,6 +1,7 @@
 import { CATEGORY_CODES, PURPOSE_CODES } from '../../../domain/analytics/categories.ts';
 import type { AppendResult, PreparedEvent } from '../../../domain/analytics/store.ts';
 import type { Locks } from '../../../storage/locks.ts';
+import { MAX_GROUP_VIEWS, takeGroup } from '../append-groups.ts';
 import { APPENDS_COLUMNS, writeCountDelta, writePairDay, writeView } from './appends-rows.ts';
 import { classIndex, QUARTER_MS } from './classes.ts';
 import type { ClickHouseConnection } from './connection.ts';
@@ -52,30 +53,6 @@ export function pairLookupCondition(projectId: string): string {
 }
 
 /** The lock a project's appends hold from their lookups to the end of their insert. */
-/**
- * The most views one group takes (one append larger than this goes alone). Unbounded, a group
- * took every request waiting, so the server's memory grew with the clients' concurrency: 1,047 MB
- * peak at 128 requests of 1,000 events in flight, against 587 MB with this bound and the same
- * rate (docs/analytics-engines.md, "Append groups, bounded").
- */
-export const MAX_GROUP_VIEWS = 16_384;
-
-/**
- * Takes the oldest waiting appends off `queue`, up to `maxViews` views in all, and at least one
- * append whatever its size.
- */
-export function takeGroup<T extends { events: readonly unknown[] }>(queue: T[], maxViews: number): T[] {
-  let views = 0;
-  let n = 0;
-  while (n < queue.length) {
-    const size = (queue[n] as T).events.length;
-    if (n > 0 && views + size > maxViews) break;
-    views += size;
-    n++;
-  }
-  return queue.splice(0, n);
-}
-
 export function appendLockName(database: string, projectId: string): string {
   return `clickhouse appends ${database} ${projectId}`;
 }

@@ -16,6 +16,7 @@ import type {
   ViewScanner,
 } from '../../../domain/analytics/store.ts';
 import { surviveConnectionLoss } from '../../../storage/pg-connection-loss.ts';
+import { MAX_GROUP_VIEWS, takeGroup } from '../append-groups.ts';
 import { type AppendDictionaries, type AppendRequest, appendViews } from './append.ts';
 import { breakdown } from './breakdown-query.ts';
 import { Dictionary, ProjectNumbers } from './dictionaries.ts';
@@ -252,8 +253,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore, ViewScanner {
   /** Writes everything queued, one transaction per round, until the queue is empty (never throws). */
   private async flush(): Promise<void> {
     while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
+      const batch = takeGroup(this.queue, MAX_GROUP_VIEWS);
       try {
         const requests: Pending[] = [];
         for (const item of batch) {

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_GROUP_VIEWS, takeGroup } from '../../../src/integrations/analytics/clickhouse/append.ts';
+import { MAX_GROUP_VIEWS, takeGroup } from '../../../src/integrations/analytics/append-groups.ts';
 
 interface Waiting {
   id: number;
   events: readonly unknown[];
 }
 
-describe('ClickHouse append groups', () => {
+describe('append groups (PostgreSQL and ClickHouse engines)', () => {
   it('take the waiting appends in order, each group within the bound unless one append alone exceeds it', () => {
     fc.assert(
       fc.property(
