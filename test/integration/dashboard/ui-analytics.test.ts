@@ -1,3 +1,4 @@
+import crawlerUserAgents from 'crawler-user-agents';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
@@ -307,6 +308,55 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
     expect(await page.locator('[data-testid=traffic-chart] figcaption').textContent()).toContain('per hour');
     await context.close();
   });
+
+  it('shows ten operators and ten agents, and all of them on asking', async () => {
+    // A day of its own: an example of every AI crawler crawler-user-agents lists, so dozens of
+    // operators and agents read the docs.
+    const day = '2025-05-01';
+    const examples = (crawlerUserAgents as ReadonlyArray<{ instances: string[]; tags?: string[] }>)
+      .filter((crawler) => crawler.tags?.includes('ai-crawler'))
+      .flatMap((crawler) => crawler.instances.slice(0, 1));
+    await ingest(
+      t,
+      examples.map((userAgent, i) => ({
+        timestamp: `${day}T12:00:00Z`,
+        path: '/guide/page-1',
+        userAgent,
+        ip: `198.51.100.${i % 250}`,
+        id: `operators-${i}`,
+      })),
+    );
+    const response = await t.request(
+      'GET',
+      `/v1/analytics/${t.project.id}/breakdown?dateFrom=${day}T00:00:00%2B02:00&dateTo=2025-05-02T00:00:00%2B02:00`,
+    );
+    const { operators, agents } = (await response.json()) as {
+      operators: { operator: string; visitors: number }[];
+      agents: { agent: string }[];
+    };
+    expect(operators.length).toBeGreaterThan(20);
+    expect(agents.length).toBeGreaterThan(20);
+
+    const { page, context, errors } = await open();
+    await page.goto(`/projects/${t.project.id}/analytics?from=${day}&to=${day}`);
+    await page.locator('[data-testid=breakdown]').waitFor();
+    const operatorsTable = '[data-testid=breakdown] .breakdown__operators';
+    const shownOperators = async () =>
+      (await tableRows(page, operatorsTable)).map((r) => [r[0], number(r[1] ?? '')]);
+    const expected = operators.map((o) => [o.operator, o.visitors]);
+    expect(await shownOperators()).toEqual(expected.slice(0, 10));
+    expect(await tableRows(page, '[data-testid=breakdown] .breakdown__agents')).toHaveLength(10);
+
+    await page.getByRole('button', { name: `Show all ${operators.length} operators` }).click();
+    expect(await shownOperators()).toEqual(expected);
+    await page.getByRole('button', { name: `Show all ${agents.length} agents` }).click();
+    expect(await tableRows(page, '[data-testid=breakdown] .breakdown__agents')).toHaveLength(agents.length);
+    await page.getByRole('button', { name: 'Show fewer operators' }).click();
+    expect(await shownOperators()).toEqual(expected.slice(0, 10));
+    await expectAccessible(page, 'analytics, every operator');
+    expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    await context.close();
+  }, 60_000);
 
   it('says so when the days have no traffic', async () => {
     const { page, context } = await open();

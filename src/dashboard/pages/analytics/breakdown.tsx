@@ -57,12 +57,15 @@ export function BreakdownSection({
   );
 }
 
-const AGENTS_SHOWN = 10;
+/** Rows of the operators' and of the agents' tables shown before "Show all". */
+const ROWS_SHOWN = 10;
 
 function BreakdownTables({ breakdown }: { breakdown: Breakdown }) {
   const [allAgents, setAllAgents] = useState(false);
+  const [allOperators, setAllOperators] = useState(false);
   const categories = breakdown.categories.filter((c) => c.views > 0);
-  const agents = allAgents ? breakdown.agents : breakdown.agents.slice(0, AGENTS_SHOWN);
+  const agents = allAgents ? breakdown.agents : breakdown.agents.slice(0, ROWS_SHOWN);
+  const operators = allOperators ? breakdown.operators : breakdown.operators.slice(0, ROWS_SHOWN);
   if (categories.length === 0) return <EmptyState title="No readers on these days" />;
   return (
     <div className="breakdown" data-testid="breakdown">
@@ -81,7 +84,7 @@ function BreakdownTables({ breakdown }: { breakdown: Breakdown }) {
           <div className="breakdown__operators">
             <NumbersTable
               caption="Readers by operator (all of its agents: assistants, crawlers, search)"
-              rows={breakdown.operators}
+              rows={operators}
               rowKey={(row) => row.operator}
               columns={[
                 { header: 'Operator', cell: (row) => <span className="wrap">{row.operator}</span> },
@@ -89,6 +92,13 @@ function BreakdownTables({ breakdown }: { breakdown: Breakdown }) {
                 { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },
               ]}
             />
+            {breakdown.operators.length > ROWS_SHOWN && (
+              <Button small onClick={() => setAllOperators((all) => !all)}>
+                {allOperators
+                  ? 'Show fewer operators'
+                  : `Show all ${fmt(breakdown.operators.length)} operators`}
+              </Button>
+            )}
           </div>
         )}
       </div>
@@ -105,7 +115,7 @@ function BreakdownTables({ breakdown }: { breakdown: Breakdown }) {
               { header: 'Views', cell: (row) => fmt(row.views), align: 'end' },
             ]}
           />
-          {breakdown.agents.length > AGENTS_SHOWN && (
+          {breakdown.agents.length > ROWS_SHOWN && (
             <Button small onClick={() => setAllAgents((all) => !all)}>
               {allAgents ? 'Show fewer agents' : `Show all ${fmt(breakdown.agents.length)} agents`}
             </Button>
