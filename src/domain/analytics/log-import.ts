@@ -190,12 +190,19 @@ export function importWarnings(s: Omit<ImportSummary, 'warnings'>): string[] {
     );
   }
   if (s.categories.ai === 0) {
+    const crawlers = s.categories.ai_crawler;
+    // AI crawlers are AI too, but counted apart unless the project says otherwise: say so
+    // rather than claim that no AI agent is named.
+    const named =
+      crawlers > 0
+        ? `only AI crawlers are named (${crawlers.toLocaleString('en')} ${crawlers === 1 ? 'view' : 'views'}: training and search crawlers such as GPTBot, which the exports count as AI only when the project’s countAiCrawlersAsAi setting is on), no AI assistant`
+        : 'no AI agent is named in the user agents';
     const why =
       noUserAgent ??
       (s.withAccept === 0
-        ? 'no AI agent is named in the user agents and no view fetched Markdown or llms.txt; this log does not record the Accept header, so agents that send a browser’s user agent and ask for text/markdown cannot be seen'
-        : 'no AI agent is named in the user agents and no view fetched Markdown, asked for text/markdown or read llms.txt');
-    warnings.push(`No AI views: ${why}.`);
+        ? `${named} and no view fetched Markdown or llms.txt; this log does not record the Accept header, so agents that send a browser’s user agent and ask for text/markdown cannot be seen`
+        : `${named} and no view fetched Markdown, asked for text/markdown or read llms.txt`);
+    warnings.push(`${crawlers > 0 ? 'No AI assistant views' : 'No AI views'}: ${why}.`);
   }
   return warnings;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsService } from '../../../src/domain/analytics/analytics-service.ts';
 import { eventKey } from '../../../src/domain/analytics/ingest.ts';
-import { importLog } from '../../../src/domain/analytics/log-import.ts';
+import { emptyCategories, importLog, importWarnings } from '../../../src/domain/analytics/log-import.ts';
 import { EmbeddedAnalyticsStore } from '../../../src/integrations/analytics/embedded/embedded-store.ts';
 
 const NOW = new Date(Date.UTC(2025, 2, 10));
@@ -75,6 +75,42 @@ describe('importLog', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('importWarnings', () => {
+  const summary = (categories: Partial<ReturnType<typeof emptyCategories>>, withAccept = 0) => ({
+    lines: 10,
+    bytes: 1_000,
+    imported: 10,
+    duplicates: 0,
+    skipped: 0,
+    format: 'combined' as const,
+    reasons: [],
+    categories: { ...emptyCategories(), ...categories },
+    withoutUserAgent: 0,
+    withAccept,
+  });
+
+  it('says when no AI agent is named at all', () => {
+    expect(importWarnings(summary({ human: 10 }))).toEqual([
+      expect.stringMatching(
+        /^No AI views: no AI agent is named in the user agents and no view fetched Markdown .*Accept header/,
+      ),
+    ]);
+  });
+
+  it('says that AI crawlers were found but count apart, rather than that no AI agent is named', () => {
+    const [warning, ...others] = importWarnings(summary({ human: 8, ai_crawler: 2 }, 10));
+    expect(others).toEqual([]);
+    expect(warning).toMatch(/^No AI assistant views: only AI crawlers are named \(2 views: /);
+    expect(warning).toContain('countAiCrawlersAsAi');
+    expect(warning).not.toContain('no AI agent is named');
+    expect(importWarnings(summary({ human: 9, ai_crawler: 1 }))[0]).toContain('(1 view: ');
+  });
+
+  it('says nothing when there are people and AI assistants', () => {
+    expect(importWarnings(summary({ human: 5, ai: 1, ai_crawler: 4 }))).toEqual([]);
   });
 });
 
