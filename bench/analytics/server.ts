@@ -72,6 +72,10 @@ const config = loadConfig({
   ...(process.env.DOCWRIGHT_ANALYTICS_DURABILITY
     ? { DOCWRIGHT_ANALYTICS_DURABILITY: process.env.DOCWRIGHT_ANALYTICS_DURABILITY }
     : {}),
+  // To compare admission limits with `--in-flight` (default 32).
+  ...(process.env.DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY
+    ? { DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY: process.env.DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY }
+    : {}),
 });
 const logger = pino({ level: 'silent' });
 const services = await openServices(config, logger, {

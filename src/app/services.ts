@@ -215,6 +215,7 @@ export async function openServices(
     maxPromptLength: config.http.maxPromptLength,
     trustedProxies: analyticsOptions.trustedProxies,
     collectRateLimitPerMinute: analyticsOptions.collectRateLimitPerMinute,
+    ingestConcurrency: analyticsOptions.ingestConcurrency,
     eventsHeartbeatMs: config.http.eventsHeartbeatSeconds * 1000,
     eventsStreamMs: config.http.eventsStreamSeconds * 1000,
   };

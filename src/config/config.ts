@@ -187,6 +187,8 @@ export const SETTINGS = {
     'full: an acknowledged event survives power loss; normal: it survives a process crash (default full).',
   DOCWRIGHT_ANALYTICS_PREPARATION_THREADS:
     'Worker threads that parse and prepare large ingestion requests beside the thread serving HTTP; 0: none (default: one fewer than the cores, at most 4, on more than 2 cores; else 0).',
+  DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY:
+    'Ingestion requests one process reads and stores at once; the others wait unread, in arrival order, so memory does not grow with the number of clients sending (default 32).',
   DOCWRIGHT_ANALYTICS_FILE: 'The analytics database file (default analytics.sqlite in the data dir).',
   DOCWRIGHT_ANALYTICS_URL:
     'Where analytics views are stored: embedded, postgres://… or clickhouse://user:password@host:8123/database (or http(s)://…). Default: the main database when DATABASE_URL is PostgreSQL, else embedded.',
@@ -308,6 +310,9 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       preparationThreads:
         read.integer('DOCWRIGHT_ANALYTICS_PREPARATION_THREADS', { min: 0, max: 64 }) ??
         DEFAULT_ANALYTICS_OPTIONS.preparationThreads,
+      ingestConcurrency:
+        read.integer('DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY', { min: 1, max: 100_000 }) ??
+        DEFAULT_ANALYTICS_OPTIONS.ingestConcurrency,
       backend: parseAnalyticsBackend(
         read.string('DOCWRIGHT_ANALYTICS_URL'),
         { database, schema, embeddedFile: analyticsFile ?? path.join(dataDir, 'analytics.sqlite') },

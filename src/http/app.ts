@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { AdmissionGate } from './admission-gate.ts';
 import { projectAuthenticator } from './auth.ts';
 import { clientIpResolver } from './client-ip.ts';
 import { DASHBOARD_API_PREFIX, dashboardApi, isPublicApiTwin } from './dashboard-api.ts';
@@ -48,6 +49,8 @@ export async function buildHttpApp({
   dashboardDir,
 }: HttpAppOptions): Promise<FastifyInstance> {
   const { settings } = services;
+  // One for the public API's and the dashboard's ingestion routes: the limit is the process's.
+  const ingestGate = new AdmissionGate(settings.ingestConcurrency);
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below instead.
@@ -73,6 +76,7 @@ export async function buildHttpApp({
   // The API speaks JSON only: without this, Fastify would accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
   installJsonParser(app);
+  app.decorate('ingestGate', ingestGate);
   app.decorateRequest('principal', null);
   // Callback-style hooks: cheaper than async ones on every request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -159,6 +163,7 @@ export async function buildHttpApp({
     await api.register(analyticsRoutes, {
       analytics: services.analytics,
       rateLimiter: services.analyticsRateLimiter,
+      ingestGate,
     });
     await api.register(webhookRoutes, { webhooks: services.webhooks });
     await api.register(mcpRoutes, {
@@ -174,7 +179,7 @@ export async function buildHttpApp({
       maxPromptLength: settings.maxPromptLength,
     });
   });
-  await app.register(dashboardApi, { prefix: DASHBOARD_API_PREFIX, services });
+  await app.register(dashboardApi, { prefix: DASHBOARD_API_PREFIX, services, ingestGate });
   // Last: its catch-all serves the dashboard to browsers on every path no route above took.
   await app.register(dashboardAppRoutes, dashboardDir ? { distDir: dashboardDir } : {});
   return app;

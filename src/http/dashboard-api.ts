@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { AdmissionGate } from './admission-gate.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { automationRoutes } from './routes/automations.ts';
@@ -25,7 +26,10 @@ export const isPublicApiTwin = (url: string) => /^\/dashboard\/api\/v[12]\//.tes
  * routes, and the public API's job and analytics routes (same schemas, handlers and queries)
  * for a signed-in account instead of a bearer key. Register with `{ prefix: DASHBOARD_API_PREFIX }`.
  */
-export const dashboardApi: FastifyPluginAsync<{ services: HttpServices }> = async (app, { services }) => {
+export const dashboardApi: FastifyPluginAsync<{ services: HttpServices; ingestGate: AdmissionGate }> = async (
+  app,
+  { services, ingestGate },
+) => {
   const { settings } = services;
   app.decorateRequest('accountSession', null);
   app.decorateRequest('sessionToken', null);
@@ -73,6 +77,7 @@ export const dashboardApi: FastifyPluginAsync<{ services: HttpServices }> = asyn
   await app.register(analyticsRoutes, {
     analytics: services.analytics,
     rateLimiter: services.analyticsRateLimiter,
+    ingestGate,
   });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
   await app.register(automationRoutes, {

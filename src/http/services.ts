@@ -54,6 +54,8 @@ export interface HttpSettings {
   trustedProxies: readonly string[];
   /** Tracker beacons per client IP per minute per project; 0 disables. */
   collectRateLimitPerMinute: number;
+  /** Ingestion requests whose bodies this process reads at once; the others wait unread. */
+  ingestConcurrency: number;
   /** How often an idle job event stream sends a comment line, so proxies keep it open. */
   eventsHeartbeatMs: number;
   /** How long one job event stream lasts; the client reconnects and is authenticated again. */

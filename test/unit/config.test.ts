@@ -88,6 +88,7 @@ describe('configuration', () => {
         DOCWRIGHT_ANALYTICS_DURABILITY: 'normal',
         DOCWRIGHT_ANALYTICS_FILE: 'stats.sqlite',
         DOCWRIGHT_ANALYTICS_PREPARATION_THREADS: '3',
+        DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY: '8',
       },
       '/srv',
     );
@@ -101,8 +102,13 @@ describe('configuration', () => {
       durability: 'normal',
       file: '/srv/stats.sqlite',
       preparationThreads: 3,
+      ingestConcurrency: 8,
       backend: { kind: 'embedded', file: '/srv/stats.sqlite' },
     });
+    expect(loadConfig({}, '/srv').analytics.ingestConcurrency).toBe(32);
+    expect(problemsOf({ DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY: '0' })).toEqual([
+      expect.stringContaining('DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY'),
+    ]);
     expect(problemsOf({ DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'hourly' })).toEqual([
       'DOCWRIGHT_ANALYTICS_SALT_ROTATION must be one of daily, weekly, monthly, never (got "hourly")',
     ]);

@@ -28,6 +28,11 @@ export interface AnalyticsOptions {
    * 0: all on the thread that serves HTTP.
    */
   preparationThreads: number;
+  /**
+   * Ingestion requests of one process whose bodies are read and stored at once; the others wait
+   * unread, in arrival order, so memory does not grow with the number of clients sending.
+   */
+  ingestConcurrency: number;
 }
 
 export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
@@ -43,4 +48,7 @@ export const DEFAULT_ANALYTICS_OPTIONS: AnalyticsOptions = {
   // two, one thread took ingestion at 10 M views from 81–101k to 105–118k events/s
   // (docs/analytics-engines.md#preparation-threads).
   preparationThreads: availableParallelism() >= 2 ? Math.min(4, availableParallelism() - 1) : 0,
+  // 32 requests of 1,000 events fill two append groups of 16,384 views (append-groups.ts): one
+  // being stored while the next gathers (docs/analytics-engines.md, "Requests admitted").
+  ingestConcurrency: 32,
 };

@@ -11,6 +11,7 @@ import {
   parseSeriesParams,
 } from '../../domain/analytics/query-params.ts';
 import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.ts';
+import type { AdmissionGate } from '../admission-gate.ts';
 import { bodyErrorResponses, errorResponses, ProjectParams } from '../schemas.ts';
 
 // A body's errors, without the jobs' 409 (an archived job): nothing here conflicts.
@@ -31,6 +32,8 @@ export interface AnalyticsRoutesOptions {
   analytics: AnalyticsService;
   /** Limits the exports per project, like the rest of the API. */
   rateLimiter: RateLimiter;
+  /** The process's ingestion requests wait here before their bodies are read. */
+  ingestGate: AdmissionGate;
 }
 
 const tags = ['Docs analytics'];
@@ -131,7 +134,7 @@ const csvNote = ' Send `Accept: text/csv` for CSV.';
 
 /** `/v1/analytics/{projectId}/…`: ingestion and the exports. Authentication runs in a hook. */
 export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> = async (app, options) => {
-  const { analytics, rateLimiter } = options;
+  const { analytics, rateLimiter, ingestGate } = options;
 
   // Large bodies reach the handler unparsed: a preparation thread parses and prepares them.
   await app.register(async (context) => {
@@ -144,6 +147,17 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
         config: { permission: 'ingest' },
         // Room for a full batch of large events, whatever the API-wide body limit.
         bodyLimit: Math.max(1024 * 1024, analytics.maxBatch * 4096),
+        // After authentication (onRequest), before the body is read: a request waiting for its
+        // turn holds a socket, not its events. Its place is given back when its answer is sent
+        // or its client goes away, whichever comes first.
+        preParsing: async (_request, reply, payload) => {
+          const gone = new AbortController();
+          reply.raw.once('close', () => gone.abort());
+          const leave = await ingestGate.enter(gone.signal);
+          if (gone.signal.aborted) leave();
+          else gone.signal.addEventListener('abort', leave, { once: true });
+          return payload;
+        },
         schema: {
           summary: 'Ingest page views',
           description: `Server-side ingestion for docs servers and proxies: up to ${analytics.maxBatch} events per request. Answers 202 once the events are durable, with the counts of accepted and duplicate events (an event \`id\` makes retries idempotent) and, per rejected event, its index and reason. Accepts an admin key or an ingestion key (scope \`ingest\`).`,
