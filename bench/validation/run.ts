@@ -43,7 +43,7 @@ try {
     const copy = path.join(root, `job-${i}`);
     cpSync(source, copy, { recursive: true });
     copies.push(await time(() => validateDocumentation(copy)));
-    base.push(await time(() => validateDocumentation(committedTree(git, source, sha))));
+    base.push(await time(() => validateDocumentation(committedTree(git, { cwd: source }, sha))));
     writeFileSync(
       path.join(copy, 'section-00', 'page-0000.mdx'),
       `---\ntitle: Edited ${i}\n---\n\n[x](/nowhere-${i})\n`,
@@ -52,7 +52,7 @@ try {
       await time(async () => {
         const [now, before] = await Promise.all([
           validateDocumentation(copy),
-          validateDocumentation(committedTree(git, source, sha)),
+          validateDocumentation(committedTree(git, { cwd: source }, sha)),
         ]);
         const { introduced } = compareFindings(now, before);
         if (introduced.length !== 1) throw new Error(`expected one new finding, got ${introduced.length}`);

@@ -11,7 +11,7 @@ import type {
 } from '../../domain/review/branch-review.ts';
 import { GitError, GitRunner, type GitRunOptions } from '../git/git-runner.ts';
 import { KeyedMutex } from '../git/keyed-mutex.ts';
-import { localRepositoryPath } from './local.ts';
+import { localRepositoryLocation, localRepositoryPath } from '../git/local-repository.ts';
 
 export interface LocalReviewOptions {
   /** Where temporary merge worktrees are made (e.g. `<dataDir>/tmp`). */
@@ -22,6 +22,9 @@ export interface LocalReviewOptions {
   maxDiffBytes?: number;
   maxCommits?: number;
 }
+
+/** Where a command runs: the repository (maybe bare), or a working tree of it. */
+type Where = Pick<GitRunOptions, 'cwd' | 'bare'>;
 
 const STATUS: Record<string, ReviewFile['status']> = {
   A: 'added',
@@ -109,9 +112,9 @@ export class LocalReview implements BranchReviewer {
   /** Merges the branch into the base branch with a merge commit; refuses on conflict. */
   async merge(target: ReviewTarget): Promise<MergeResult> {
     const repo = await this.repository(target);
-    return this.locks.run(repo, async () => {
+    return this.locks.run(repo.cwd, async () => {
       const head = await this.resolve(repo, `refs/heads/${target.branch}`);
-      if (head === null) throw notFound(`Branch "${target.branch}" does not exist in ${repo}`);
+      if (head === null) throw notFound(`Branch "${target.branch}" does not exist in ${repo.cwd}`);
       const base = await this.resolve(repo, `refs/heads/${target.baseBranch}`);
       if (base === null) throw notFound(`Base branch "${target.baseBranch}" does not exist in ${repo}`);
       const ahead = await this.run(['rev-list', '--count', `${base}..${head}`], repo);
@@ -121,7 +124,7 @@ export class LocalReview implements BranchReviewer {
       const sha = await this.mergeInTemporaryWorktree(repo, target, base, head);
       const updatedWorktree = await this.advanceBase(repo, target.baseBranch, base, sha);
       this.opts.logger.info(
-        { repository: repo, branch: target.branch, base: target.baseBranch, sha },
+        { repository: repo.cwd, branch: target.branch, base: target.baseBranch, sha },
         'merged branch',
       );
       return { sha, updatedWorktree };
@@ -129,7 +132,7 @@ export class LocalReview implements BranchReviewer {
   }
 
   private async mergeInTemporaryWorktree(
-    repo: string,
+    repo: Where,
     target: ReviewTarget,
     base: string,
     head: string,
@@ -151,20 +154,20 @@ export class LocalReview implements BranchReviewer {
           `Merge branch '${target.branch}' into ${target.baseBranch}`,
           head,
         ],
-        worktree,
-        { okCodes: [1], config: { 'user.name': name, 'user.email': email, 'core.hooksPath': '/dev/null' } },
+        { cwd: worktree },
+        { okCodes: [1], config: { 'user.name': name, 'user.email': email } },
       );
       if (merged.code !== 0) {
-        const unmerged = await this.run(['diff', '--name-only', '--diff-filter=U', '-z'], worktree);
+        const unmerged = await this.run(['diff', '--name-only', '--diff-filter=U', '-z'], { cwd: worktree });
         const files = unmerged.stdout.split('\0').filter((f) => f !== '');
-        await this.run(['merge', '--abort'], worktree, { okCodes: [1, 128] });
+        await this.run(['merge', '--abort'], { cwd: worktree }, { okCodes: [1, 128] });
         throw conflict(
           files.length > 0
             ? `Cannot merge: "${target.branch}" conflicts with ${target.baseBranch} in ${files.join(', ')}. Nothing was changed; resolve the conflict on the branch (or ask for a follow-up) and merge again.`
             : `Cannot merge "${target.branch}" into ${target.baseBranch}: ${merged.stdout.trim() || 'git refused'}`,
         );
       }
-      return (await this.run(['rev-parse', 'HEAD'], worktree)).stdout.trim();
+      return (await this.run(['rev-parse', 'HEAD'], { cwd: worktree })).stdout.trim();
     } finally {
       await this.run(['worktree', 'remove', '--force', '--force', worktree], repo).catch(() => undefined);
       await rm(scratch, { recursive: true, force: true });
@@ -178,7 +181,7 @@ export class LocalReview implements BranchReviewer {
    * fast-forwarded so its files follow the branch; git refuses if local edits are in the way.
    */
   private async advanceBase(
-    repo: string,
+    repo: Where,
     baseBranch: string,
     base: string,
     sha: string,
@@ -199,7 +202,7 @@ export class LocalReview implements BranchReviewer {
     if (current !== base)
       throw conflict(`${baseBranch} moved while merging; reload the page and merge again`);
     try {
-      await this.run(['merge', '--ff-only', '--quiet', sha], checkout);
+      await this.run(['merge', '--ff-only', '--quiet', sha], { cwd: checkout });
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
       throw conflict(
@@ -209,7 +212,7 @@ export class LocalReview implements BranchReviewer {
     return checkout;
   }
 
-  private async checkedOutAt(repo: string, branch: string): Promise<string | null> {
+  private async checkedOutAt(repo: Where, branch: string): Promise<string | null> {
     const { stdout } = await this.run(['worktree', 'list', '--porcelain'], repo);
     for (const block of stdout.split('\n\n')) {
       const lines = block.split('\n');
@@ -219,24 +222,24 @@ export class LocalReview implements BranchReviewer {
     return null;
   }
 
-  private async repository(target: ReviewTarget): Promise<string> {
-    const repo = localRepositoryPath(target.repository);
-    if (!path.isAbsolute(repo))
+  private async repository(target: ReviewTarget): Promise<Where & { cwd: string }> {
+    if (!path.isAbsolute(localRepositoryPath(target.repository)))
       throw notFound(`Repository ${target.repository} is not a path on this machine`);
+    const repo = await localRepositoryLocation(target.repository);
     const inside = await this.run(['rev-parse', '--git-dir'], repo).catch(() => null);
-    if (inside === null) throw notFound(`No git repository at ${repo}`);
+    if (inside === null) throw notFound(`No git repository at ${repo.cwd}`);
     return repo;
   }
 
-  private async resolve(repo: string, ref: string): Promise<string | null> {
+  private async resolve(repo: Where, ref: string): Promise<string | null> {
     const { stdout, code } = await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], repo, {
       okCodes: [1],
     });
     return code === 0 ? stdout.trim() : null;
   }
 
-  private run(args: string[], cwd: string, opts: Omit<GitRunOptions, 'cwd'> = {}) {
-    return this.git.run(args, { cwd, timeoutMs: 120_000, ...opts });
+  private run(args: string[], where: Where, opts: Omit<GitRunOptions, 'cwd' | 'bare'> = {}) {
+    return this.git.run(args, { ...where, timeoutMs: 120_000, ...opts });
   }
 }
 

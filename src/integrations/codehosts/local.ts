@@ -1,7 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { type Logger, pino } from 'pino';
 import type { CodeHost, PullRequestRef } from '../../domain/agent/code-host.ts';
 import { GitRunner } from '../git/git-runner.ts';
+import { localRepositoryLocation } from '../git/local-repository.ts';
 
 export interface LocalCodeHostOptions {
   /** Docwright's public base URL; the review page is `{publicUrl}/review/{jobId}`. */
@@ -32,7 +32,7 @@ export class LocalCodeHost implements CodeHost {
 
   async findOpenPullRequest(branch: string): Promise<PullRequestRef | null> {
     const { code } = await this.git.run(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
-      cwd: localRepositoryPath(this.opts.repository),
+      ...(await localRepositoryLocation(this.opts.repository)),
       okCodes: [1],
     });
     return code === 0 ? this.ref() : null;
@@ -53,8 +53,4 @@ export class LocalCodeHost implements CodeHost {
   private ref(): PullRequestRef {
     return { url: this.reviewUrl, number: 0 };
   }
-}
-
-export function localRepositoryPath(repository: string): string {
-  return repository.startsWith('file://') ? fileURLToPath(repository) : repository;
 }

@@ -1,5 +1,5 @@
 import type { DocsTree, TreeFile } from '../../domain/agent/tools/validation/docs-tree.ts';
-import type { GitRunner } from './git-runner.ts';
+import type { GitRunner, GitRunOptions } from './git-runner.ts';
 
 // Regular files only: symbolic links (120000) and submodules (160000) are not followed.
 const REGULAR = /^(100644|100755) blob ([0-9a-f]{40,64})\t(.*)$/s;
@@ -9,11 +9,15 @@ const SKIPPED = /(^|\/)(\.git|node_modules)(\/|$)/;
  * The files of a commit, read from a repository's object store without checking anything out:
  * paths and blob ids from `ls-tree`, contents in one `cat-file --batch` per request.
  */
-export function committedTree(git: GitRunner, repository: string, sha: string): DocsTree {
+export function committedTree(
+  git: GitRunner,
+  repository: Pick<GitRunOptions, 'cwd' | 'bare'>,
+  sha: string,
+): DocsTree {
   let listing: Promise<TreeFile[]> | null = null;
   const files = () => {
     listing ??= git
-      .run(['ls-tree', '-r', '-z', '--full-tree', sha], { cwd: repository, timeoutMs: 120_000 })
+      .run(['ls-tree', '-r', '-z', '--full-tree', sha], { ...repository, timeoutMs: 120_000 })
       .then(({ stdout }) =>
         stdout
           .split('\0')
@@ -34,7 +38,7 @@ export function committedTree(git: GitRunner, repository: string, sha: string): 
       const out = new Map<string, string>();
       if (wanted.length === 0) return out;
       const { stdout } = await git.run(['cat-file', '--batch'], {
-        cwd: repository,
+        ...repository,
         input: `${wanted.map((w) => w.blob).join('\n')}\n`,
         binary: true,
         maxBuffer: 1024 * 1024 * 1024,

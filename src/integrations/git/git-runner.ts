@@ -1,9 +1,21 @@
 import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { GitCredentials } from '../../domain/agent/code-host.ts';
+import { FIXED_CONFIG, overridesFor, parseConfigListing, SUBCOMMANDS, setsGitProxy } from './git-safety.ts';
 
 export interface GitRunOptions {
-  cwd: string;
+  /**
+   * The repository's working tree (or, with `bare`, the bare repository itself); omitted for a
+   * command that needs no repository (`ls-remote`), which then runs outside every repository.
+   * Git never looks for a repository above it.
+   */
+  cwd?: string;
+  /** `cwd` is a bare repository, named to git explicitly (bare ones are never discovered). */
+  bare?: boolean;
   /** Sent as an HTTP Authorization header for this one command only. */
   credentials?: GitCredentials | null;
   /** Extra `-c key=value` settings for this command. */
@@ -41,16 +53,6 @@ export class GitError extends Error {
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
-// Settings that keep git non-interactive and independent of the host user's habits:
-// no credential helpers (credentials come from Docwright only), no signing prompts.
-const BASE_CONFIG: Record<string, string> = {
-  'credential.helper': '',
-  'commit.gpgSign': 'false',
-  'tag.gpgSign': 'false',
-  'advice.detachedHead': 'false',
-  'init.defaultBranch': 'main',
-};
-
 /**
  * Runs git through execFile, never a shell. Credentials travel in the child's environment
  * as git configuration (GIT_CONFIG_COUNT/KEY/VALUE, git ≥ 2.31): they never appear on the
@@ -66,27 +68,93 @@ export class GitRunner {
   }
 
   async run(args: string[], opts: GitRunOptions): Promise<GitResult> {
-    const config = { ...BASE_CONFIG, ...opts.config };
-    const argv = [...Object.entries(config).flatMap(([key, value]) => ['-c', `${key}=${value}`]), ...args];
-    const secrets = secretsOf(opts.credentials);
-    const env: NodeJS.ProcessEnv = {
+    const started = performance.now();
+    const subcommand = args[0] ?? '';
+    const flags = SUBCOMMANDS[subcommand];
+    if (flags === undefined) {
+      throw new GitError(
+        `git ${subcommand} is not a command Docwright runs: add it to SUBCOMMANDS in src/integrations/git/git-safety.ts once you have checked what it can run`,
+        null,
+        '',
+      );
+    }
+    const where = await this.location(opts);
+    // Fixed settings last: a caller's own `config` cannot turn a safety setting off.
+    const config = { ...opts.config, ...FIXED_CONFIG };
+    const globals = [
+      '--no-pager',
+      ...Object.entries(config).flatMap(([key, value]) => ['-c', `${key}=${value}`]),
+    ];
+    const env = this.environment(where);
+    // First the configuration this command would see, to neutralise what it names. A failure
+    // here (a broken config file) is reported as the command's own.
+    const listing = await this.exec(
+      subcommand,
+      [...globals, 'config', '--list', '--show-scope', '--name-only', '-z'],
+      { ...opts, cwd: where.cwd, env, binary: false, okCodes: [], input: undefined, maxBuffer: 16 << 20 },
+    );
+    const entries = parseConfigListing(listing.stdout);
+    const settings: Array<[string, string]> = [
+      ...overridesFor(entries),
+      ...credentialSettings(opts.credentials),
+    ];
+    if (setsGitProxy(entries) && env.GIT_PROXY_COMMAND === undefined) env.GIT_PROXY_COMMAND = '';
+    const argv = [...globals, subcommand, ...flags, ...args.slice(1)];
+    const result = await this.exec(subcommand, argv, {
+      ...opts,
+      cwd: where.cwd,
+      env: { ...env, ...configEnv(settings) },
+    });
+    this.logger.debug(
+      {
+        git: redact(args.slice(0, 3).join(' '), secretsOf(opts.credentials)),
+        ms: Math.round(performance.now() - started),
+      },
+      'git',
+    );
+    return result;
+  }
+
+  /** Where git runs, and the environment that holds it to that repository and no other. */
+  private async location(opts: GitRunOptions): Promise<{ cwd: string; gitDir: string | null }> {
+    if (opts.cwd === undefined) return { cwd: await outsideEveryRepository(), gitDir: null };
+    const cwd = path.resolve(opts.cwd);
+    return { cwd, gitDir: opts.bare ? cwd : null };
+  }
+
+  private environment(where: { cwd: string; gitDir: string | null }): NodeJS.ProcessEnv {
+    return {
       ...withoutRepositoryOverrides(this.env),
+      // Git looks for the repository in cwd only, never in a directory above it.
+      GIT_CEILING_DIRECTORIES: path.dirname(where.cwd),
+      ...(where.gitDir ? { GIT_DIR: where.gitDir } : {}),
+      GIT_CONFIG_COUNT: '0',
       GIT_TERMINAL_PROMPT: '0',
       GIT_ASKPASS: '',
       SSH_ASKPASS: '',
       GCM_INTERACTIVE: 'never',
+      GIT_PAGER: 'cat',
+      GIT_EDITOR: 'true',
+      GIT_SEQUENCE_EDITOR: 'true',
       // Keep git's messages in English so errors read the same everywhere.
       LC_ALL: 'C',
-      ...credentialEnv(opts.credentials),
     };
-    const started = performance.now();
-    const result = await new Promise<GitResult>((resolve, reject) => {
+  }
+
+  /** One git process; failures are named `git <subcommand>`. */
+  private exec(
+    subcommand: string,
+    argv: string[],
+    opts: GitRunOptions & { cwd: string; env: NodeJS.ProcessEnv },
+  ): Promise<GitResult> {
+    const secrets = secretsOf(opts.credentials);
+    return new Promise<GitResult>((resolve, reject) => {
       const child = execFile(
         'git',
         argv,
         {
           cwd: opts.cwd,
-          env,
+          env: opts.env,
           timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           killSignal: 'SIGKILL',
           maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024,
@@ -98,26 +166,21 @@ export class GitRunner {
           if (!error) return resolve({ stdout, stderr, code: 0 });
           const code = typeof error.code === 'number' ? error.code : null;
           if (code !== null && opts.okCodes?.includes(code)) return resolve({ stdout, stderr, code });
-          reject(this.failure(args, error, code, stderr, secrets));
+          reject(this.failure(subcommand, error, code, stderr, secrets));
         },
       );
       if (opts.input !== undefined) child.stdin?.end(opts.input);
     });
-    this.logger.debug(
-      { git: redact(args.slice(0, 3).join(' '), secrets), ms: Math.round(performance.now() - started) },
-      'git',
-    );
-    return result;
   }
 
   private failure(
-    args: string[],
+    subcommand: string,
     error: Error & { killed?: boolean; code?: unknown },
     code: number | null,
     stderr: string,
     secrets: string[],
   ): GitError {
-    const command = `git ${args[0] ?? ''}`.trim();
+    const command = `git ${subcommand}`.trim();
     if (error.name === 'AbortError') return new GitError(`${command} was cancelled`, code, '');
     if (error.code === 'ENOENT') {
       return new GitError('git is not installed or not on PATH; Docwright needs git 2.31 or later', null, '');
@@ -148,6 +211,9 @@ const REPOSITORY_OVERRIDES = [
   'GIT_NAMESPACE',
   'GIT_CEILING_DIRECTORIES',
   'GIT_CONFIG_PARAMETERS',
+  // `git config` would read this file instead of the repository's configuration.
+  'GIT_CONFIG',
+  'GIT_EXTERNAL_DIFF',
 ];
 
 function withoutRepositoryOverrides(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -163,13 +229,32 @@ function basicHeader(credentials: GitCredentials): string {
   return `Authorization: Basic ${Buffer.from(`${user}:${credentials.token}`).toString('base64')}`;
 }
 
-function credentialEnv(credentials: GitCredentials | null | undefined): NodeJS.ProcessEnv {
-  if (!credentials) return { GIT_CONFIG_COUNT: '0' };
-  return {
-    GIT_CONFIG_COUNT: '1',
-    GIT_CONFIG_KEY_0: 'http.extraHeader',
-    GIT_CONFIG_VALUE_0: basicHeader(credentials),
-  };
+function credentialSettings(credentials: GitCredentials | null | undefined): Array<[string, string]> {
+  return credentials ? [['http.extraHeader', basicHeader(credentials)]] : [];
+}
+
+/** Settings as GIT_CONFIG_COUNT/KEY/VALUE: no shell or `-c` parsing, any subsection name. */
+function configEnv(settings: ReadonlyArray<readonly [string, string]>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
+
+let emptyDirectory: Promise<string> | null = null;
+
+/**
+ * A private empty directory to run repository-less commands in: the server's own working
+ * directory may be inside some repository, whose configuration git would otherwise read.
+ */
+function outsideEveryRepository(): Promise<string> {
+  emptyDirectory ??= mkdtemp(path.join(tmpdir(), 'docwright-git-')).then((dir) => {
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  });
+  return emptyDirectory;
 }
 
 function secretsOf(credentials: GitCredentials | null | undefined): string[] {

@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
+import { pino } from 'pino';
 import { ALLOW_SETTING, type OutboundPolicy } from '../../domain/network/outbound-policy.ts';
 import { isLocalRepository } from '../../domain/projects/code-host-settings.ts';
 import { allowedAddresses, ForbiddenAddressError } from '../network/guarded-lookup.ts';
+import { GitRunner } from './git-runner.ts';
 
 /** A remote the outgoing-network policy refuses, or whose host cannot be resolved to check it. */
 export class RemoteRefusedError extends Error {
@@ -87,11 +88,12 @@ let pinsAddresses: Promise<boolean> | null = null;
 
 /** Whether the installed git knows http.curloptResolve (2.37+); asked once per process. */
 function gitPinsAddresses(): Promise<boolean> {
-  pinsAddresses ??= new Promise((resolve) => {
-    execFile('git', ['--version'], (error, stdout) => {
+  pinsAddresses ??= new GitRunner({ logger: pino({ level: 'silent' }) }).run(['version'], {}).then(
+    ({ stdout }) => {
       const [, major, minor] = /(\d+)\.(\d+)/.exec(stdout) ?? [];
-      resolve(!error && (Number(major) > 2 || (Number(major) === 2 && Number(minor) >= 37)));
-    });
-  });
+      return Number(major) > 2 || (Number(major) === 2 && Number(minor) >= 37);
+    },
+    () => false,
+  );
   return pinsAddresses;
 }

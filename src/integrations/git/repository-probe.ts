@@ -1,10 +1,11 @@
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { OutboundPolicy } from '../../domain/network/outbound-policy.ts';
 import { isLocalRepository } from '../../domain/projects/code-host-settings.ts';
 import type { RepositoryProbe, RepositoryProbeResult } from '../../domain/projects/repository-probe.ts';
-import { localRepositoryPath } from '../codehosts/local.ts';
 import { GitError, GitRunner } from './git-runner.ts';
+import { localRepositoryLocation, localRepositoryPath } from './local-repository.ts';
 import { guardRemote, RemoteRefusedError } from './remote-guard.ts';
 
 // A remote that does not answer this fast is reported as unreachable, not waited for.
@@ -33,7 +34,6 @@ export class GitRepositoryProbe implements RepositoryProbe {
     try {
       // Without credentials: a private repository cannot answer yet (they are set after creation).
       const { stdout } = await this.git.run(['ls-remote', '--heads', '--', repository], {
-        cwd: process.cwd(),
         timeoutMs: REMOTE_TIMEOUT_MS,
         config: pinned,
       });
@@ -51,23 +51,26 @@ export class GitRepositoryProbe implements RepositoryProbe {
     );
     if (!isDirectory)
       return { kind: 'not-a-repository', detail: `${dir} does not exist or is not a directory` };
-    const run = (args: string[]) => this.git.run(args, { cwd: dir, timeoutMs: REMOTE_TIMEOUT_MS });
+    const where = await localRepositoryLocation(dir);
+    const run = (args: string[]) => this.git.run(args, { ...where, timeoutMs: REMOTE_TIMEOUT_MS });
     try {
-      // A folder inside some other repository is not a repository of its own. Asked apart:
-      // `--show-toplevel` fails in a bare repository (git 2.39: "must be run in a work tree").
-      const bare = (await run(['rev-parse', '--is-bare-repository'])).stdout.trim() === 'true';
-      const top = bare ? undefined : (await run(['rev-parse', '--show-toplevel'])).stdout.trim();
-      if (!bare && (top === undefined || (await realpath(top)) !== (await realpath(dir)))) {
-        return {
-          kind: 'not-a-repository',
-          detail: `${dir} is inside the git repository ${top}, not one itself`,
-        };
-      }
+      // Git looks at this directory only, never a repository around it: a folder inside some
+      // other repository's working tree is not a repository of its own.
+      await run(['rev-parse', '--git-dir']);
       const { stdout } = await run(['for-each-ref', '--format=%(refname)', 'refs/heads']);
       return this.found(branch, stdout.split('\n').filter(Boolean));
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
-      return { kind: 'not-a-repository', detail: `${dir} is not a git repository` };
+      const top = await enclosingWorkingTree(dir);
+      if (top !== null)
+        return {
+          kind: 'not-a-repository',
+          detail: `${dir} is inside the git repository ${top}, not one itself`,
+        };
+      return {
+        kind: 'not-a-repository',
+        detail: `${dir} is not a git repository (neither a working tree with .git in it nor a bare repository)`,
+      };
     }
   }
 
@@ -75,6 +78,20 @@ export class GitRepositoryProbe implements RepositoryProbe {
     if (refs.includes(`refs/heads/${branch}`)) return { kind: 'ok' };
     const branches = refs.map((ref) => ref.replace(/^refs\/heads\//, '')).slice(0, BRANCHES_SHOWN);
     return { kind: 'missing-branch', branches };
+  }
+}
+
+/** The nearest directory above `dir` holding `.git`, if any (read from the file system, not by git). */
+async function enclosingWorkingTree(dir: string): Promise<string | null> {
+  for (let current = path.dirname(dir); ; current = path.dirname(current)) {
+    if (
+      await lstat(path.join(current, '.git')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return current;
+    if (path.dirname(current) === current) return null;
   }
 }
 

@@ -5,9 +5,11 @@ import type { Logger } from 'pino';
 import type { WorkspaceRequest } from '../../domain/agent/documentation-agent.ts';
 import type { DocsTree } from '../../domain/agent/tools/validation/docs-tree.ts';
 import { OutboundPolicy } from '../../domain/network/outbound-policy.ts';
+import { isLocalRepository } from '../../domain/projects/code-host-settings.ts';
 import { committedTree } from './committed-tree.ts';
 import { GitError, GitRunner, type GitRunOptions, redact } from './git-runner.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
+import { localRepositoryLocation } from './local-repository.ts';
 import { guardRemote, RemoteRefusedError } from './remote-guard.ts';
 
 export type { GitCredentials } from '../../domain/agent/code-host.ts';
@@ -46,9 +48,6 @@ export interface GitWorkspacesOptions {
 
 // Finished working copies kept per project for reuse (each is a full copy of the site).
 const PARKED_PER_PROJECT = 2;
-
-// Working copies are the agent's sandbox: no hooks run in them, whatever the host user's templates say.
-const WORKSPACE_CONFIG = { 'core.hooksPath': '/dev/null' };
 
 /**
  * Per project, a bare mirror of the repository under `<dataDir>/mirrors/<projectId>.git`,
@@ -110,10 +109,12 @@ export class GitWorkspaces {
   ): Promise<string | null> {
     checkBranch(sha, 'commit');
     const mirror = this.mirrorDir(projectId);
-    const { stdout, code } = await this.run(['ls-tree', '-z', sha, '--', file], mirror, { okCodes: [128] });
+    const { stdout, code } = await this.inMirror(['ls-tree', '-z', sha, '--', file], mirror, {
+      okCodes: [128],
+    });
     const entry = /^(100644|100755) blob ([0-9a-f]{40,64})\t/.exec(stdout);
     if (code !== 0 || !entry?.[2]) return null;
-    const blob = await this.run(['cat-file', 'blob', entry[2]], mirror, {
+    const blob = await this.inMirror(['cat-file', 'blob', entry[2]], mirror, {
       maxBuffer: Math.max(maxBytes, 8 * 1024 * 1024),
     }).catch(() => null);
     return blob === null ? null : blob.stdout.slice(0, maxBytes);
@@ -127,11 +128,15 @@ export class GitWorkspaces {
     checkBranch(startSha, 'commit');
     checkBranch(req.baseBranch, 'base branch');
     const mirror = this.mirrorDir(req.projectId);
-    const base = await this.run(['merge-base', `refs/remotes/origin/${req.baseBranch}`, startSha], mirror, {
-      okCodes: [1],
-    });
+    const base = await this.inMirror(
+      ['merge-base', `refs/remotes/origin/${req.baseBranch}`, startSha],
+      mirror,
+      {
+        okCodes: [1],
+      },
+    );
     const sha = base.code === 0 ? base.stdout.trim() : startSha;
-    return committedTree(this.git, mirror, sha);
+    return committedTree(this.git, { cwd: mirror, bare: true }, sha);
   }
 
   private async register(
@@ -145,7 +150,7 @@ export class GitWorkspaces {
     return this.locks.run(mirror, async () => {
       await this.ensureMirror(mirror, req, signal);
       const pinned = await this.guard(req.repository, 'fetch');
-      await this.run(['fetch', '--prune', '--no-tags', '--quiet', 'origin'], mirror, {
+      await this.inMirror(['fetch', '--prune', '--no-tags', '--quiet', 'origin'], mirror, {
         credentials: req.credentials,
         config: pinned,
         ...(signal ? { signal } : {}),
@@ -180,15 +185,17 @@ export class GitWorkspaces {
       }
       if (created) {
         if (await exists(dir)) {
-          await this.run(['worktree', 'remove', '--force', '--force', dir], mirror).catch(() => undefined);
+          await this.inMirror(['worktree', 'remove', '--force', '--force', dir], mirror).catch(
+            () => undefined,
+          );
         }
         await rm(dir, { recursive: true, force: true });
         await mkdir(path.dirname(dir), { recursive: true });
-        await this.run(['worktree', 'prune'], mirror);
+        await this.inMirror(['worktree', 'prune'], mirror);
         if (await this.adoptParked(mirror, req, dir, startSha)) {
           return { dir, created, continued: remoteBranch !== null, startSha };
         }
-        await this.run(
+        await this.inMirror(
           ['worktree', 'add', '--quiet', '--no-track', '--no-checkout', '-B', req.branch, dir, startSha],
           mirror,
         );
@@ -234,10 +241,34 @@ export class GitWorkspaces {
       .sort();
   }
 
-  /** Pushes the job's branch (fast-forward only: a follow-up builds on what was pushed). */
+  /**
+   * Pushes the job's branch (fast-forward only: a follow-up builds on what was pushed). Into a
+   * repository on this machine it is fetched instead, by a git of Docwright's own in that
+   * repository: a push would run `git receive-pack` there with that repository's own hooks
+   * and configuration, out of the git runner's reach.
+   */
   async push(req: WorkspaceRequest, dir: string, signal?: AbortSignal): Promise<void> {
     checkRequest(req);
     const ref = `refs/heads/${req.branch}`;
+    if (isLocalRepository(req.repository)) {
+      await this.git.run(
+        [
+          'fetch',
+          '--quiet',
+          '--no-tags',
+          '--no-write-fetch-head',
+          '--',
+          this.mirrorDir(req.projectId),
+          `${ref}:${ref}`,
+        ],
+        {
+          ...(await localRepositoryLocation(req.repository)),
+          timeoutMs: this.opts.commandTimeoutMs ?? 10 * 60_000,
+          ...(signal ? { signal } : {}),
+        },
+      );
+      return;
+    }
     const pinned = await this.guard(req.repository, 'push to');
     await this.run(['push', '--quiet', '--no-verify', 'origin', `${ref}:${ref}`], dir, {
       credentials: req.credentials,
@@ -255,14 +286,16 @@ export class GitWorkspaces {
       if (hasMirror && (await exists(dir))) {
         const parked = await this.park(mirror, req.projectId, dir).catch(() => false);
         if (!parked) {
-          await this.run(['worktree', 'remove', '--force', '--force', dir], mirror).catch(() => undefined);
+          await this.inMirror(['worktree', 'remove', '--force', '--force', dir], mirror).catch(
+            () => undefined,
+          );
         }
       }
       await rm(dir, { recursive: true, force: true });
       if (!hasMirror) return;
-      await this.run(['worktree', 'prune'], mirror);
+      await this.inMirror(['worktree', 'prune'], mirror);
       checkBranch(req.branch, 'branch');
-      await this.run(['branch', '--quiet', '-D', req.branch], mirror, { okCodes: [1] });
+      await this.inMirror(['branch', '--quiet', '-D', req.branch], mirror, { okCodes: [1] });
     });
   }
 
@@ -292,7 +325,7 @@ export class GitWorkspaces {
     if (parked.length >= PARKED_PER_PROJECT) return false;
     await this.run(['checkout', '--quiet', '--detach'], dir);
     await mkdir(pool, { recursive: true });
-    await this.run(['worktree', 'move', dir, path.join(pool, randomBytes(6).toString('hex'))], mirror);
+    await this.inMirror(['worktree', 'move', dir, path.join(pool, randomBytes(6).toString('hex'))], mirror);
     return true;
   }
 
@@ -307,10 +340,12 @@ export class GitWorkspaces {
     for (const entry of await readdir(pool).catch(() => [])) {
       const parked = path.join(pool, entry);
       try {
-        await this.run(['worktree', 'move', parked, dir], mirror);
+        await this.inMirror(['worktree', 'move', parked, dir], mirror);
       } catch {
         // Taken by another process, or damaged: forget it and try the next.
-        await this.run(['worktree', 'remove', '--force', '--force', parked], mirror).catch(() => undefined);
+        await this.inMirror(['worktree', 'remove', '--force', '--force', parked], mirror).catch(
+          () => undefined,
+        );
         await rm(parked, { recursive: true, force: true });
         continue;
       }
@@ -320,7 +355,7 @@ export class GitWorkspaces {
         return true;
       } catch (error) {
         this.opts.logger.warn({ err: error, jobId: req.jobId }, 'could not reuse a parked working copy');
-        await this.run(['worktree', 'remove', '--force', '--force', dir], mirror).catch(() => undefined);
+        await this.inMirror(['worktree', 'remove', '--force', '--force', dir], mirror).catch(() => undefined);
         await rm(dir, { recursive: true, force: true });
         return false;
       }
@@ -336,9 +371,11 @@ export class GitWorkspaces {
 
   private async ensureMirror(mirror: string, req: WorkspaceRequest, signal?: AbortSignal): Promise<void> {
     if (await exists(path.join(mirror, 'HEAD'))) {
-      const { stdout } = await this.run(['config', '--get', 'remote.origin.url'], mirror, { okCodes: [1] });
+      const { stdout } = await this.inMirror(['config', '--get', 'remote.origin.url'], mirror, {
+        okCodes: [1],
+      });
       if (stdout.trim() !== req.repository) {
-        await this.run(['remote', 'set-url', 'origin', req.repository], mirror);
+        await this.inMirror(['remote', 'set-url', 'origin', req.repository], mirror);
       }
       return;
     }
@@ -348,9 +385,9 @@ export class GitWorkspaces {
     try {
       // An empty template: no hooks or samples from the host user's git setup.
       await this.run(['init', '--bare', '--quiet', '--template=', staging], path.dirname(mirror));
-      await this.run(['remote', 'add', 'origin', req.repository], staging);
-      await this.run(['config', 'remote.origin.tagOpt', '--no-tags'], staging);
-      await this.run(['config', 'gc.autoDetach', 'false'], staging);
+      await this.inMirror(['remote', 'add', 'origin', req.repository], staging);
+      await this.inMirror(['config', 'remote.origin.tagOpt', '--no-tags'], staging);
+      await this.inMirror(['config', 'gc.autoDetach', 'false'], staging);
       if (signal?.aborted) throw new GitError('git fetch was cancelled', null, '');
       await rename(staging, mirror);
     } finally {
@@ -368,20 +405,25 @@ export class GitWorkspaces {
     }
   }
 
-  private async resolve(repo: string, ref: string): Promise<string | null> {
-    const { stdout, code } = await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], repo, {
-      okCodes: [1],
-    });
+  private async resolve(mirror: string, ref: string): Promise<string | null> {
+    const { stdout, code } = await this.inMirror(
+      ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`],
+      mirror,
+      {
+        okCodes: [1],
+      },
+    );
     return code === 0 ? stdout.trim() : null;
   }
 
+  /** A git command in a job's working copy. */
   private run(args: string[], cwd: string, opts: Omit<GitRunOptions, 'cwd'> = {}) {
-    return this.git.run(args, {
-      cwd,
-      timeoutMs: this.opts.commandTimeoutMs ?? 10 * 60_000,
-      ...opts,
-      config: { ...WORKSPACE_CONFIG, ...opts.config },
-    });
+    return this.git.run(args, { cwd, timeoutMs: this.opts.commandTimeoutMs ?? 10 * 60_000, ...opts });
+  }
+
+  /** A git command in a project's bare mirror, named to git explicitly. */
+  private inMirror(args: string[], mirror: string, opts: Omit<GitRunOptions, 'cwd'> = {}) {
+    return this.run(args, mirror, { ...opts, bare: true });
   }
 }
 

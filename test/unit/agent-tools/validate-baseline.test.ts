@@ -49,7 +49,7 @@ describe('validating a commit without checking it out', () => {
     git(repo, 'add', '--all', '--force');
     git(repo, 'commit', '--quiet', '-m', 'Docs');
     const sha = git(repo, 'rev-parse', 'HEAD').trim();
-    const tree = committedTree(new GitRunner({ logger: pino({ level: 'silent' }) }), repo, sha);
+    const tree = committedTree(new GitRunner({ logger: pino({ level: 'silent' }) }), { cwd: repo }, sha);
     const fromCommit = await validateDocumentation(tree);
     expect(fromCommit).toEqual(await validateDocumentation(repo));
     expect(fromCommit.map((f) => `${f.file} ${f.rule}`)).toEqual([
