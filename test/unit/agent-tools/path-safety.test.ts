@@ -43,6 +43,7 @@ beforeEach(async () => {
   await symlink('..', join(repo, 'root-parent'));
   await symlink('.', join(repo, 'self'));
   await symlink('docs/page.mdx', join(repo, 'inside-link.mdx'));
+  await symlink('../index.mdx', join(repo, 'docs', 'up-link.mdx'));
   await link(join(outside, 'secret.txt'), join(repo, 'hard.md'));
 });
 
@@ -165,14 +166,43 @@ describe('path confinement', () => {
     expect(await readFile(join(repo, 'docs/page.mdx'), 'utf8')).toContain('# Page');
   });
 
-  // Moving or deleting a link acts on the link itself, never its target, so links are fine sources.
-  const LINKS = ['secret.md', 'chain1', 'loop', 'hard.md', 'dangling.md', 'git-config.md'];
-  const MOVE_SOURCES = [...READ_ESCAPES, ...GIT_PATHS, '.'].filter((path) => !LINKS.includes(path));
+  // Moving acts on the link itself, never its target: a hard link is a file like any other. A
+  // symbolic link that leads outside (or into .git) is refused, since the move would carry it
+  // to wherever the branch is merged.
+  const MOVE_SOURCES = [...READ_ESCAPES, ...GIT_PATHS, '.'].filter((path) => path !== 'hard.md');
 
   it.each(MOVE_SOURCES)('move_file refuses moving %j into the working copy', async (from) => {
     const before = await state();
     expectRefused(await harness(repo).call('move_file', { from: withOutside(from), to: 'stolen.md' }));
     await expectNothingChanged(before);
+  });
+
+  it.each([
+    ['secret.md', 'moved.md'],
+    ['chain1', 'moved'],
+    ['dangling.md', 'moved.md'],
+    ['git-config.md', 'docs/moved.md'],
+    ['loop', 'moved'],
+    ['out-dir', 'guides/out-dir'],
+    // A directory holding a link that leads out (docs/deep-link) moves it along.
+    ['docs', 'guides'],
+    // Inside now, outside once moved: a relative target moves with the link.
+    ['docs/up-link.mdx', 'up-link.mdx'],
+  ])('move_file refuses moving the link %j (or what holds it) to %j', async (from, to) => {
+    const before = await state();
+    const output = await harness(repo).call('move_file', { from, to });
+    expect(output).toMatch(
+      /^Error: cannot move .* is a symbolic link that (leads|would lead after the move) outside the working copy/,
+    );
+    await expectNothingChanged(before);
+  });
+
+  it('move_file moves a symbolic link that stays inside', async () => {
+    const output = await harness(repo).call('move_file', {
+      from: 'inside-link.mdx',
+      to: 'docs/inside-link.mdx',
+    });
+    expect(output).toBe('Moved inside-link.mdx to docs/inside-link.mdx.');
   });
 
   it.each([

@@ -219,6 +219,7 @@ export function moveFileTool(workspace: Workspace) {
       if (destination.relative.startsWith(`${source.relative}/`)) {
         throw new ToolError(`cannot move ${source.relative} into itself`);
       }
+      await workspace.checkLinksMove(source, destination);
       await workspace.ensureParent(destination);
       await rename(source.real, destination.real);
       return `Moved ${source.relative} to ${destination.relative}.`;

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { posix, sep } from 'node:path';
 import { ToolError } from './tool-error.ts';
 
@@ -224,6 +224,63 @@ export class Workspace {
     }
     // Unreachable in practice: the root itself exists.
     throw new ToolError(`${relative} cannot be resolved`);
+  }
+
+  /**
+   * Refuses moving `source` to `destination` when it is, or (a directory) holds, a symbolic link
+   * that leads outside the working copy or into `.git`, where it is now or where it would be:
+   * a relative link's target moves with it. Reading and writing through such links are refused
+   * already; moving one would carry it, committed, to wherever the branch is merged.
+   */
+  async checkLinksMove(
+    source: RepoPath & { kind: 'file' | 'directory' | 'symlink' },
+    destination: RepoPath,
+  ): Promise<void> {
+    const links =
+      source.kind === 'symlink'
+        ? [source.real]
+        : source.kind === 'directory'
+          ? (await readdir(source.real, { recursive: true, withFileTypes: true }))
+              .filter((entry) => entry.isSymbolicLink())
+              .map((entry) => posix.join(entry.parentPath, entry.name))
+          : [];
+    for (const link of links) {
+      const target = await readlink(link);
+      const moved = destination.real + link.slice(source.real.length);
+      for (const [where, when] of [
+        [link, 'leads'],
+        [moved, 'would lead after the move'],
+      ] as const) {
+        if (!(await this.#leadsInside(posix.resolve(posix.dirname(where), target)))) {
+          const name = (await this.relativeOf(link)) ?? source.relative;
+          throw new ToolError(
+            `cannot move ${source.relative}: ${name} is a symbolic link that ${when} outside the working copy (or into .git)`,
+          );
+        }
+      }
+    }
+  }
+
+  /** Whether a path, symbolic links resolved as far as they exist, is inside the working copy and outside `.git`. */
+  async #leadsInside(absolute: string): Promise<boolean> {
+    const missing: string[] = [];
+    let current = absolute;
+    for (;;) {
+      const exists = await lstat(current).then(
+        () => true,
+        () => false,
+      );
+      if (exists) {
+        const real = await realpath(current).catch(() => null);
+        if (real === null) return false;
+        const relative = await this.relativeOf(posix.join(real, ...missing.reverse()));
+        return relative !== null && !relative.split('/').some(isGitName);
+      }
+      const parent = posix.dirname(current);
+      if (parent === current) return false;
+      missing.push(posix.basename(current));
+      current = parent;
+    }
   }
 
   /** Creates the parent directories of a target and re-checks where they really are. */
