@@ -218,6 +218,7 @@ export async function openServices(
     ingestConcurrency: analyticsOptions.ingestConcurrency,
     eventsHeartbeatMs: config.http.eventsHeartbeatSeconds * 1000,
     eventsStreamMs: config.http.eventsStreamSeconds * 1000,
+    localRepositoryRoots: config.localRepositoryRoots,
   };
   return {
     config,

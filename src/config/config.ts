@@ -70,6 +70,11 @@ export interface Config {
     /** `Name <email>` entries added as Co-authored-by trailers; none by default. */
     coAuthors: string[];
   };
+  /**
+   * Directories a repository path given over HTTP must lie under (DOCWRIGHT_LOCAL_REPOSITORY_ROOTS;
+   * default `<dataDir>/repos`). The command line may name any path.
+   */
+  localRepositoryRoots: string[];
   /** Key that encrypts stored credentials (code host tokens); null when not configured. */
   secretKey: string | null;
   /**
@@ -153,6 +158,8 @@ export const SETTINGS = {
   DOCWRIGHT_AGENT_MAX_STEPS: 'Model calls per turn before the turn ends with what was done (default 50).',
   DOCWRIGHT_AGENT_MAX_TOKENS: 'Input plus output tokens per turn (default 2000000).',
   DOCWRIGHT_AGENT_MAX_TURN_SECONDS: 'Wall-clock seconds per turn (default 900).',
+  DOCWRIGHT_LOCAL_REPOSITORY_ROOTS:
+    "Directories, separated by ':' like PATH, that a repository path given over HTTP (the dashboard) must lie under (default: the data dir's repos/). The CLI may name any path.",
   DOCWRIGHT_GIT_AUTHOR_NAME: 'Author name of the commits the agent makes (default Docwright).',
   DOCWRIGHT_GIT_AUTHOR_EMAIL: 'Author email of the commits the agent makes (default docwright@localhost).',
   DOCWRIGHT_GIT_CO_AUTHORS:
@@ -273,6 +280,10 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
         .map((entry) => entry.trim())
         .filter(Boolean),
     },
+    localRepositoryRoots: (read.string('DOCWRIGHT_LOCAL_REPOSITORY_ROOTS') ?? path.join(dataDir, 'repos'))
+      .split(path.delimiter)
+      .filter((entry) => entry.trim() !== '')
+      .map((entry) => path.resolve(cwd, entry)),
     secretKey: read.string('DOCWRIGHT_SECRET_KEY') ?? null,
     outbound: readOutboundPolicy(read, problems, deprecations),
     deprecations,

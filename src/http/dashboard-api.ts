@@ -56,6 +56,7 @@ export const dashboardApi: FastifyPluginAsync<{ services: HttpServices; ingestGa
   await app.register(dashboardProjectRoutes, {
     projects: services.projects,
     removal: services.projectRemoval,
+    localRepositoryRoots: settings.localRepositoryRoots,
   });
   await app.register(dashboardSettingsRoutes, { settings: services.settingsOverview });
   await app.register(dashboardKeyRoutes, { keys: services.keys });

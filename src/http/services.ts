@@ -60,4 +60,6 @@ export interface HttpSettings {
   eventsHeartbeatMs: number;
   /** How long one job event stream lasts; the client reconnects and is authenticated again. */
   eventsStreamMs: number;
+  /** Directories a repository path given over HTTP must lie under. */
+  localRepositoryRoots: readonly string[];
 }

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { openServices, type Services } from '../../src/app/services.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
@@ -54,6 +55,8 @@ export async function startTestApp(
     ...database.env,
     DOCWRIGHT_PORT: '0',
     DOCWRIGHT_LOG_LEVEL: 'silent',
+    // Tests make their repositories in the system's temporary directory.
+    DOCWRIGHT_LOCAL_REPOSITORY_ROOTS: tmpdir(),
     ...options.env,
   });
   const { log } = options;

@@ -6,6 +6,8 @@ import type { ProjectRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
 import { invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { isLocalRepository } from './code-host-settings.ts';
+import { requireUnderRoots } from './local-repository-roots.ts';
 import { type Project, projectModel, toProject } from './project.ts';
 import type { RepositoryProbe } from './repository-probe.ts';
 
@@ -16,6 +18,17 @@ export interface ProjectInfo {
   baseBranch: string;
   model: string | null;
   createdAt: string;
+}
+
+/** Who names a repository, and so where a path may lead. */
+export interface RepositoryOrigin {
+  /** What a relative path is relative to (default: this process's directory). */
+  cwd?: string;
+  /**
+   * Directories a path must lie under: set for requests over HTTP (DOCWRIGHT_LOCAL_REPOSITORY_ROOTS);
+   * absent for the command line, which runs with the server's own rights.
+   */
+  localRoots?: readonly string[];
 }
 
 export interface NewProject {
@@ -42,10 +55,10 @@ export class ProjectService {
   }
 
   /** Creates a project once its repository and base branch are checked. */
-  async create(input: NewProject, cwd: string = process.cwd()): Promise<CheckedProject> {
+  async create(input: NewProject, origin: RepositoryOrigin = {}): Promise<CheckedProject> {
     const name = input.name.trim();
     if (!name) throw invalid('Project name must not be empty');
-    const repository = normaliseRepository(input.repository, cwd);
+    const repository = await this.acceptRepository(input.repository, origin);
     const baseBranch = validateBranch(input.baseBranch ?? 'main');
     const warnings = await this.check(repository, baseBranch);
     const row: ProjectRow = {
@@ -67,13 +80,15 @@ export class ProjectService {
   async relocate(
     id: string,
     change: { name?: string | undefined; repository?: string | undefined; baseBranch?: string | undefined },
-    cwd: string = process.cwd(),
+    origin: RepositoryOrigin = {},
   ): Promise<CheckedProject> {
     const current = await this.get(id);
     const name = change.name === undefined ? current.name : change.name.trim();
     if (!name) throw invalid('Project name must not be empty');
     const repository =
-      change.repository === undefined ? current.repository : normaliseRepository(change.repository, cwd);
+      change.repository === undefined
+        ? current.repository
+        : await this.acceptRepository(change.repository, origin);
     const baseBranch =
       change.baseBranch === undefined ? current.baseBranch : validateBranch(change.baseBranch);
     const moved = change.repository !== undefined || change.baseBranch !== undefined;
@@ -81,6 +96,13 @@ export class ProjectService {
     const row = await updateProject(this.storage.db, id, { name, repository, base_branch: baseBranch });
     if (!row) throw notFound(`Project ${id} not found`);
     return { ...toProjectInfo(row), warnings };
+  }
+
+  /** A repository as stored: a URL as given, a path made absolute and, when roots are set, checked against them. */
+  private async acceptRepository(repository: string, origin: RepositoryOrigin): Promise<string> {
+    const value = normaliseRepository(repository, origin.cwd ?? process.cwd());
+    if (origin.localRoots && isLocalRepository(value)) await requireUnderRoots(value, origin.localRoots);
+    return value;
   }
 
   /** The project a job belongs to (job ids are unique across projects). */

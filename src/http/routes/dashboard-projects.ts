@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
+import { permits } from '../../domain/access/principal.ts';
+import { DomainError } from '../../domain/errors.ts';
 import type { ProjectRemoval } from '../../domain/projects/project-removal.ts';
 import type { ProjectService } from '../../domain/projects/project-service.ts';
 import { ProjectParams } from '../schemas.ts';
@@ -8,6 +10,8 @@ import { changeDocs, dashboardBodyErrors, dashboardErrors, NoContent, readDocs }
 export interface DashboardProjectRoutesOptions {
   projects: ProjectService;
   removal: ProjectRemoval;
+  /** A repository path given here must lie under one of these (the CLI may name any). */
+  localRepositoryRoots: readonly string[];
 }
 
 export const Project = Type.Object({
@@ -46,6 +50,7 @@ export const dashboardProjectRoutes: FastifyPluginAsyncTypebox<DashboardProjectR
   options,
 ) => {
   const { projects, removal } = options;
+  const origin = { localRoots: options.localRepositoryRoots };
 
   app.get(
     '/projects',
@@ -66,14 +71,14 @@ export const dashboardProjectRoutes: FastifyPluginAsyncTypebox<DashboardProjectR
       schema: {
         summary: 'Create a project',
         description:
-          'The repository and base branch are checked first: a path on the server must be a git repository with that branch (400 otherwise); a remote on an address DOCWRIGHT_ALLOW_PRIVATE_NETWORKS does not open is a 400 naming repository; a remote that cannot be asked now is a warning.',
+          'The repository and base branch are checked first: a path on the server must lie under DOCWRIGHT_LOCAL_REPOSITORY_ROOTS and be a git repository with that branch (400 otherwise); a remote on an address DOCWRIGHT_ALLOW_PRIVATE_NETWORKS does not open is a 400 naming repository; a remote that cannot be asked now is a warning.',
         ...changeDocs,
         body: NewProjectBody,
         response: { 201: CheckedProject, ...dashboardBodyErrors },
       },
     },
     async (request, reply) => {
-      const { warnings, ...project } = await projects.create(request.body);
+      const { warnings, ...project } = await projects.create(request.body, origin);
       return reply.code(201).send({ project, warnings });
     },
   );
@@ -101,7 +106,7 @@ export const dashboardProjectRoutes: FastifyPluginAsyncTypebox<DashboardProjectR
       schema: {
         summary: 'Rename a project or move it',
         description:
-          'A new repository or base branch is checked like at creation; jobs made before keep theirs.',
+          'A new repository or base branch is checked like at creation; jobs made before keep theirs. Changing the repository needs the owner role (403 otherwise): it decides what this server runs git in.',
         ...changeDocs,
         params: ProjectParams,
         body: ProjectChangeBody,
@@ -109,7 +114,20 @@ export const dashboardProjectRoutes: FastifyPluginAsyncTypebox<DashboardProjectR
       },
     },
     async (request) => {
-      const { warnings, ...project } = await projects.relocate(request.params.projectId, request.body);
+      if (
+        request.body.repository !== undefined &&
+        !(request.principal && permits(request.principal, 'manage'))
+      ) {
+        throw new DomainError(
+          'forbidden',
+          "Only an owner can change a project's repository: it decides where this server runs git",
+        );
+      }
+      const { warnings, ...project } = await projects.relocate(
+        request.params.projectId,
+        request.body,
+        origin,
+      );
       return { project, warnings };
     },
   );

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
@@ -92,7 +92,16 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     });
     expect(badMove.status).toBe(400);
     expect((await t.services.projects.get(project.id)).baseBranch).toBe('main');
-    const remote = await admin.request('PATCH', `/dashboard/api/projects/${project.id}`, {
+    // Where the server runs git is the owner's decision: an admin may rename, not move.
+    const adminMove = await admin.request('PATCH', `/dashboard/api/projects/${project.id}`, {
+      body: { name: 'Moved', repository: 'https://docs.invalid/acme/docs.git' },
+    });
+    expect(adminMove.status).toBe(403);
+    expect(await error(adminMove)).toBe(
+      "Only an owner can change a project's repository: it decides where this server runs git",
+    );
+    expect(await t.services.projects.get(project.id)).toMatchObject({ name: 'Guides', repository: repo });
+    const remote = await owner.request('PATCH', `/dashboard/api/projects/${project.id}`, {
       body: { repository: 'https://docs.invalid/acme/docs.git' },
     });
     expect(remote.status).toBe(200);
@@ -109,6 +118,59 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     expect((await owner.request('GET', `/dashboard/api/projects/${project.id}`)).status).toBe(404);
     expect((await t.request('GET', `/v2/agent/${project.id}/jobs`, { key })).status).toBe(401);
     expect((await owner.request('DELETE', `/dashboard/api/projects/${project.id}`)).status).toBe(404);
+  });
+
+  it('takes a repository path over HTTP only under the allowed roots, with one answer for everything outside', async () => {
+    const { dir } = repository();
+    const root = path.join(dir, 'allowed');
+    const inside = path.join(root, 'docs');
+    createRepository(inside, { 'index.md': '# Home\n' });
+    const outside = path.join(dir, 'outside');
+    createRepository(outside, { 'index.md': '# Home\n' });
+    symlinkSync(outside, path.join(root, 'link-out'));
+    symlinkSync(path.join(dir, 'missing'), path.join(root, 'link-nowhere'));
+    writeFileSync(path.join(dir, 'a-file'), 'not a directory\n');
+    t = await startTestApp({ env: { DOCWRIGHT_LOCAL_REPOSITORY_ROOTS: root } });
+    const owner = await signIn(t, { role: 'owner' });
+    const create = (repository: string) =>
+      owner.request('POST', '/dashboard/api/projects', { body: { name: 'Docs', repository } });
+
+    const answers = new Set<string>();
+    for (const repository of [
+      outside, // a repository that exists
+      path.join(dir, 'no-such-directory'), // nothing there
+      path.join(dir, 'a-file'), // a file
+      '/etc', // the server's own directories
+      `${root}/../outside`, // climbing out by name
+      path.join(root, 'link-out'), // a link inside that leads out
+      path.join(root, 'link-nowhere', 'docs'), // a link to nothing
+      `file://${outside}`,
+    ]) {
+      const refused = await create(repository);
+      expect(refused.status, repository).toBe(400);
+      answers.add(await error(refused));
+    }
+    expect([...answers]).toEqual([
+      `repository: a path on this server must lie under the directory ${root} (DOCWRIGHT_LOCAL_REPOSITORY_ROOTS); give a git URL, or ask the server's operator to allow the directory`,
+    ]);
+    expect((await t.services.projects.list()).map((p) => p.repository)).toEqual([t.project.repository]);
+
+    const created = await create(inside);
+    expect(created.status).toBe(201);
+    const { project } = (await created.json()) as { project: { id: string } };
+    // Inside the root, what is missing can be said: it reveals nothing beyond the root.
+    const missing = await create(path.join(root, 'not-yet'));
+    expect(missing.status).toBe(400);
+    expect(await error(missing)).toMatch(/not-yet does not exist/);
+    // Moving a project is held to the same roots.
+    const moved = await owner.request('PATCH', `/dashboard/api/projects/${project.id}`, {
+      body: { repository: outside },
+    });
+    expect(moved.status).toBe(400);
+    expect(await error(moved)).toMatch(/^repository: a path on this server must lie under/);
+    expect((await t.services.projects.get(project.id)).repository).toBe(inside);
+    // The command line runs with the server's own rights: any path.
+    expect((await t.services.projects.create({ name: 'CLI', repository: outside })).repository).toBe(outside);
   });
 
   it('shows and changes agent and analytics settings; the token is write-only and needs the secret key', async () => {
