@@ -105,6 +105,8 @@ function SettingsForm({
 
 function RepositoryForm({ project, readOnly }: { project: ProjectPayload; readOnly: boolean }) {
   const update = useUpdateProject(project.id);
+  // Where the server runs git is the owner's decision (the server refuses anyone else).
+  const canMove = useCan('manage');
   const toast = useToast();
   const [name, setName] = useState(project.name);
   const [repository, setRepository] = useState(project.repository);
@@ -133,7 +135,12 @@ function RepositoryForm({ project, readOnly }: { project: ProjectPayload; readOn
         label="Repository"
         required
         spellCheck={false}
-        hint="A git URL or a path on the server's machine."
+        hint={
+          canMove || readOnly
+            ? "A git URL or a path on the server's machine."
+            : 'Only an owner can change the repository.'
+        }
+        readOnly={!canMove}
         value={repository}
         onChange={(e) => setRepository(e.target.value)}
       />

@@ -79,6 +79,19 @@ describe(`dashboard settings in Chromium (${testBackend})`, () => {
     await context.close();
   });
 
+  it("lets an admin rename the project but not move it: the repository is the owner's", async () => {
+    const { page, context } = await openDashboard(browser, t);
+    await signInThroughForm(page, 'admin@example.com', PASSWORD);
+    await page.goto(`/projects/${t.project.id}/settings`);
+    const repository = page.getByRole('region', { name: 'Repository' });
+    const field = repository.getByLabel('Repository', { exact: true });
+    await field.waitFor();
+    expect(await field.getAttribute('readonly')).not.toBeNull();
+    await repository.getByText('Only an owner can change the repository.').waitFor();
+    expect(await repository.getByLabel('Project name').isEditable()).toBe(true);
+    await context.close();
+  });
+
   it("shows a bad value refused with the server's message", async () => {
     const { page, context } = await openDashboard(browser, t);
     await signInThroughForm(page, 'admin@example.com', PASSWORD);
