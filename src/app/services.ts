@@ -218,6 +218,10 @@ export async function openServices(
     ingestConcurrency: analyticsOptions.ingestConcurrency,
     eventsHeartbeatMs: config.http.eventsHeartbeatSeconds * 1000,
     eventsStreamMs: config.http.eventsStreamSeconds * 1000,
+    headersTimeoutMs: Math.round(config.http.headersTimeoutSeconds * 1000),
+    bodyTimeoutMs: Math.round(config.http.bodyTimeoutSeconds * 1000),
+    requestTimeoutMs: Math.round(config.http.requestTimeoutSeconds * 1000),
+    ingestStallMs: Math.round(config.http.ingestStallSeconds * 1000),
   };
   return {
     config,

@@ -60,4 +60,12 @@ export interface HttpSettings {
   eventsHeartbeatMs: number;
   /** How long one job event stream lasts; the client reconnects and is authenticated again. */
   eventsStreamMs: number;
+  /** How long a request's line and headers may take to arrive. */
+  headersTimeoutMs: number;
+  /** How long a body may take to arrive once the server starts reading it. */
+  bodyTimeoutMs: number;
+  /** How long a whole request may take to arrive (headers, a wait at the ingestion gate, body). */
+  requestTimeoutMs: number;
+  /** An admitted ingestion body without a byte this long gives its place up when others wait. */
+  ingestStallMs: number;
 }

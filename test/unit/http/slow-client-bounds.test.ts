@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/config.ts';
+import { KEEP_ALIVE_TIMEOUT_MS, serverTimeoutOptions } from '../../../src/http/server-timeouts.ts';
+
+describe('the slow-client bounds', () => {
+  it('close every stalled connection within 100 s with the default settings', () => {
+    const { http } = loadConfig({}, '/srv');
+    const bodyTimeoutMs = http.bodyTimeoutSeconds * 1000;
+    const options = serverTimeoutOptions({
+      headersTimeoutMs: http.headersTimeoutSeconds * 1000,
+      requestTimeoutMs: http.requestTimeoutSeconds * 1000,
+    });
+    const { headersTimeout, requestTimeout, connectionsCheckingInterval } = options.http;
+    expect(options.requestTimeout).toBe(requestTimeout);
+    // Node closes a request past its bounds at its next check; a body's own deadline is a timer.
+    const worstCaseMs = {
+      'headers not arriving': headersTimeout + connectionsCheckingInterval,
+      'body not arriving': bodyTimeoutMs,
+      'waiting at the ingestion gate, then the body': requestTimeout + connectionsCheckingInterval,
+      'idle between requests': KEEP_ALIVE_TIMEOUT_MS,
+    };
+    expect(worstCaseMs).toEqual({
+      'headers not arriving': 18_750,
+      'body not arriving': 30_000,
+      'waiting at the ingestion gate, then the body': 63_750,
+      'idle between requests': 72_000,
+    });
+    // With a quarter of the 100 s to spare.
+    expect(Math.max(...Object.values(worstCaseMs))).toBeLessThanOrEqual(75_000);
+  });
+
+  it('check often enough for short bounds, and not more than every 5 s for long ones', () => {
+    const check = (headersTimeoutMs: number) =>
+      serverTimeoutOptions({ headersTimeoutMs, requestTimeoutMs: headersTimeoutMs * 4 }).http
+        .connectionsCheckingInterval;
+    expect(check(1000)).toBe(250);
+    expect(check(200)).toBe(100);
+    expect(check(600_000)).toBe(5000);
+  });
+});
