@@ -221,6 +221,7 @@ export async function openServices(
     headersTimeoutMs: Math.round(config.http.headersTimeoutSeconds * 1000),
     bodyTimeoutMs: Math.round(config.http.bodyTimeoutSeconds * 1000),
     requestTimeoutMs: Math.round(config.http.requestTimeoutSeconds * 1000),
+    unauthenticatedBodiesPerAddress: config.http.unauthenticatedBodiesPerAddress,
     ingestStallMs: Math.round(config.http.ingestStallSeconds * 1000),
   };
   return {

@@ -42,6 +42,8 @@ export interface Config {
     bodyTimeoutSeconds: number;
     /** Seconds the whole request may take to arrive: headers, a wait at the ingestion gate, body. */
     requestTimeoutSeconds: number;
+    /** Requests without an API key or session whose bodies are still arriving, per client address. */
+    unauthenticatedBodiesPerAddress: number;
     /** Seconds without a byte after which an admitted ingestion body gives its place to a waiting request. */
     ingestStallSeconds: number;
   };
@@ -145,6 +147,8 @@ export const SETTINGS = {
     'Seconds a request body has to arrive once the server starts reading it (an ingestion request: once it is admitted); later, 408 and the connection is closed (default 30).',
   DOCWRIGHT_REQUEST_TIMEOUT_SECONDS:
     'Seconds a whole request may take to arrive, a wait for an ingestion slot included; later, 408 and the connection is closed. Responses (event streams) are not limited (default 60, or the headers and body timeouts together if more; at least that).',
+  DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS:
+    'Requests without an API key or session (webhooks in, the tracker, sign-in) whose bodies are still arriving, per client address; more are answered 429 and their connections closed (default 32).',
   DOCWRIGHT_ANALYTICS_INGEST_STALL_SECONDS:
     'An admitted ingestion request whose body gets no byte for this long while others wait for a slot is answered 408 and closed, and its slot goes to the next (default 5).',
   DOCWRIGHT_WORKER_CONCURRENCY: 'Turns one worker process runs at once (default 2).',
@@ -274,6 +278,8 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       headersTimeoutSeconds,
       bodyTimeoutSeconds,
       requestTimeoutSeconds,
+      unauthenticatedBodiesPerAddress:
+        read.integer('DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS', { min: 1, max: 100_000 }) ?? 32,
       ingestStallSeconds:
         read.number('DOCWRIGHT_ANALYTICS_INGEST_STALL_SECONDS', { min: 0.5, max: 3600 }) ?? 5,
     },

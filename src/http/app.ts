@@ -26,7 +26,7 @@ import { addSharedSchemas } from './schemas.ts';
 import { serverTimeoutOptions } from './server-timeouts.ts';
 import type { HttpServices } from './services.ts';
 import { SESSION_COOKIE } from './session-auth.ts';
-import { installSlowClientBounds } from './slow-clients.ts';
+import { BodiesPerAddress, installSlowClientBounds } from './slow-clients.ts';
 import { installJsonParser, installValidators, refuseUnknownFields } from './validation.ts';
 
 export interface HttpAppOptions {
@@ -58,6 +58,7 @@ export async function buildHttpApp({
     timeoutMs: settings.bodyTimeoutMs,
     stallMs: settings.ingestStallMs,
   });
+  const clientIp = clientIpResolver(settings.trustedProxies);
   const app = Fastify({
     ...serverTimeoutOptions(settings),
     loggerInstance: logger as FastifyBaseLogger,
@@ -106,7 +107,11 @@ export async function buildHttpApp({
     );
     done();
   });
-  installSlowClientBounds(app, { deadlines: bodyDeadlines });
+  installSlowClientBounds(app, {
+    deadlines: bodyDeadlines,
+    unauthenticated: new BodiesPerAddress(settings.unauthenticatedBodiesPerAddress),
+    clientIp,
+  });
   installErrorHandling(app);
   installValidators(app);
 
@@ -146,7 +151,6 @@ export async function buildHttpApp({
   addSharedSchemas(app);
 
   await app.register(metaRoutes);
-  const clientIp = clientIpResolver(settings.trustedProxies);
   await app.register(reviewRoutes, { review: services.review, keys: services.keys, clientIp });
   await app.register(analyticsCollectRoutes, {
     analytics: services.analytics,

@@ -66,6 +66,8 @@ export interface HttpSettings {
   bodyTimeoutMs: number;
   /** How long a whole request may take to arrive (headers, a wait at the ingestion gate, body). */
   requestTimeoutMs: number;
+  /** Requests without a key or session whose bodies are still arriving, per client address. */
+  unauthenticatedBodiesPerAddress: number;
   /** An admitted ingestion body without a byte this long gives its place up when others wait. */
   ingestStallMs: number;
 }

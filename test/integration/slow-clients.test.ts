@@ -7,7 +7,8 @@ import { testBackend } from '../helpers/storage.ts';
 /**
  * Slow clients, on real sockets: stalled or trickling requests are answered 408 and closed
  * within the configured bounds, stalled ingestion bodies do not keep others' ingestion waiting,
- * and a response that lasts (an event stream) is not cut by bounds meant for receiving requests.
+ * one address cannot hold more than a few unauthenticated bodies open, and a response that
+ * lasts (an event stream) is not cut by bounds meant for receiving requests.
  */
 describe(`slow clients on ${testBackend}`, () => {
   let t: TestApp | undefined;
@@ -163,6 +164,67 @@ describe(`slow clients on ${testBackend}`, () => {
     expect(outcome.body).toMatchObject({ error: expect.stringMatching(/did not arrive within 2 s/) });
     expect(outcome.afterMs).toBeGreaterThanOrEqual(1_900);
     expect(outcome.afterMs).toBeLessThan(6_000);
+  }, 20_000);
+
+  it('refuses an address its fourth unauthenticated body in progress, not another address nor keyed requests', async () => {
+    const app = await startTestApp({
+      env: { DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS: '3', DOCWRIGHT_BODY_TIMEOUT_SECONDS: '20' },
+    });
+    t = app;
+    const hook = `/v1/hooks/github/${app.project.id}`;
+    const flooder = { localAddress: '127.0.0.2' };
+    const held = [1, 2, 3].map(() => open(app, stalledPost(hook), flooder));
+    // Each is read: the third is in progress before the fourth arrives.
+    await sleep(300);
+    const refused = open(app, stalledPost(hook), flooder);
+    const outcome = await refused.closed;
+    expect(outcome.status).toBe(429);
+    expect(outcome.body).toMatchObject({
+      error: expect.stringMatching(/at most 3 at once without an API key or session/),
+    });
+    expect(outcome.text).toMatch(/\r\nretry-after: 20\r\n/i);
+    expect(held.every((client) => client.isOpen() && client.received() === '')).toBe(true);
+
+    // Another address is not affected: its slow body is held, its complete delivery answered.
+    const neighbour = open(app, stalledPost(hook), { localAddress: '127.0.0.1' });
+    const delivery = await app.request('POST', hook, {
+      key: null,
+      body: { zen: 'Keep it logically awesome.' },
+      headers: { 'x-github-event': 'ping' },
+    });
+    expect(delivery.status).toBe(401);
+    // Nor are requests with a key from the same address.
+    const keyed = open(
+      app,
+      stalledPost(`/v2/agent/${app.project.id}/job`, { authorization: `Bearer ${app.key}` }),
+      flooder,
+    );
+    await sleep(500);
+    expect(neighbour.isOpen() && neighbour.received() === '').toBe(true);
+    expect(keyed.isOpen() && keyed.received() === '').toBe(true);
+
+    // A place given back (the client went away) is the address's again.
+    held[0]?.destroy();
+    await held[0]?.closed;
+    const again = open(app, stalledPost(hook), flooder);
+    await sleep(500);
+    expect(again.isOpen() && again.received() === '').toBe(true);
+  }, 20_000);
+
+  it('counts the address a trusted proxy forwards for, not the proxy', async () => {
+    const app = await startTestApp({
+      env: { DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS: '1', DOCWRIGHT_TRUSTED_PROXIES: 'loopback' },
+    });
+    t = app;
+    const hook = `/v1/hooks/github/${app.project.id}`;
+    const from = (address: string) => stalledPost(hook, { 'x-forwarded-for': address });
+    const first = open(app, from('198.51.100.1'));
+    await sleep(300);
+    const refused = open(app, from('198.51.100.1'));
+    const other = open(app, from('198.51.100.2'));
+    expect((await refused.closed).status).toBe(429);
+    await sleep(300);
+    expect([first, other].every((client) => client.isOpen() && client.received() === '')).toBe(true);
   }, 20_000);
 
   it('keeps a job event stream open past the bounds that close a stalled request beside it', async () => {

@@ -134,6 +134,7 @@ describe('configuration', () => {
       headersTimeoutSeconds: 15,
       bodyTimeoutSeconds: 30,
       requestTimeoutSeconds: 60,
+      unauthenticatedBodiesPerAddress: 32,
       ingestStallSeconds: 5,
     });
     const set = loadConfig(
@@ -141,6 +142,7 @@ describe('configuration', () => {
         DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: '2',
         DOCWRIGHT_BODY_TIMEOUT_SECONDS: '2.5',
         DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: '5',
+        DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS: '4',
         DOCWRIGHT_ANALYTICS_INGEST_STALL_SECONDS: '1',
       },
       '/srv',
@@ -149,6 +151,7 @@ describe('configuration', () => {
       headersTimeoutSeconds: 2,
       bodyTimeoutSeconds: 2.5,
       requestTimeoutSeconds: 5,
+      unauthenticatedBodiesPerAddress: 4,
       ingestStallSeconds: 1,
     });
     // Unset, the whole request's bound grows with a longer body bound.
@@ -162,6 +165,9 @@ describe('configuration', () => {
     ]);
     expect(problemsOf({ DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: '0' })).toEqual([
       'DOCWRIGHT_HEADERS_TIMEOUT_SECONDS must be at least 0.5 and at most 3600 (got 0)',
+    ]);
+    expect(problemsOf({ DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS: '0' })).toEqual([
+      'DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS must be at least 1 and at most 100000 (got 0)',
     ]);
   });
 

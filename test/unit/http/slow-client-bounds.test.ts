@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.ts';
 import { KEEP_ALIVE_TIMEOUT_MS, serverTimeoutOptions } from '../../../src/http/server-timeouts.ts';
+import { BodiesPerAddress } from '../../../src/http/slow-clients.ts';
 
 describe('the slow-client bounds', () => {
   it('close every stalled connection within 100 s with the default settings', () => {
@@ -36,5 +37,31 @@ describe('the slow-client bounds', () => {
     expect(check(1000)).toBe(250);
     expect(check(200)).toBe(100);
     expect(check(600_000)).toBe(5000);
+  });
+});
+
+describe('BodiesPerAddress', () => {
+  it('holds at most the limit per address, each address on its own, and takes places back once', () => {
+    const places = new BodiesPerAddress(2);
+    const first = places.take('192.0.2.1');
+    const second = places.take('192.0.2.1');
+    expect(first).not.toBeNull();
+    expect(second).not.toBeNull();
+    expect(places.take('192.0.2.1')).toBeNull();
+    expect(places.take('2001:db8::1')).not.toBeNull();
+
+    first?.();
+    first?.();
+    expect(places.take('192.0.2.1')).not.toBeNull();
+    expect(places.take('192.0.2.1')).toBeNull();
+    expect(places.addresses).toBe(2);
+  });
+
+  it('forgets an address once its last body has arrived', () => {
+    const places = new BodiesPerAddress(3);
+    const giveBacks = [places.take('192.0.2.9'), places.take('192.0.2.9')];
+    for (const giveBack of giveBacks) giveBack?.();
+    expect(places.addresses).toBe(0);
+    expect(() => new BodiesPerAddress(0)).toThrow(RangeError);
   });
 });
