@@ -219,6 +219,11 @@ export async function openServices(
     eventsHeartbeatMs: config.http.eventsHeartbeatSeconds * 1000,
     eventsStreamMs: config.http.eventsStreamSeconds * 1000,
     localRepositoryRoots: config.localRepositoryRoots,
+    headersTimeoutMs: Math.round(config.http.headersTimeoutSeconds * 1000),
+    bodyTimeoutMs: Math.round(config.http.bodyTimeoutSeconds * 1000),
+    requestTimeoutMs: Math.round(config.http.requestTimeoutSeconds * 1000),
+    unauthenticatedBodiesPerAddress: config.http.unauthenticatedBodiesPerAddress,
+    ingestStallMs: Math.round(config.http.ingestStallSeconds * 1000),
   };
   return {
     config,

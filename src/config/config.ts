@@ -36,6 +36,16 @@ export interface Config {
     eventsHeartbeatSeconds: number;
     /** Seconds one job event stream lasts before the server ends it and the client reconnects, authenticated again. */
     eventsStreamSeconds: number;
+    /** Seconds a request's line and headers have to arrive. */
+    headersTimeoutSeconds: number;
+    /** Seconds a body has to arrive once the server starts reading it. */
+    bodyTimeoutSeconds: number;
+    /** Seconds the whole request may take to arrive: headers, a wait at the ingestion gate, body. */
+    requestTimeoutSeconds: number;
+    /** Requests without an API key or session whose bodies are still arriving, per client address. */
+    unauthenticatedBodiesPerAddress: number;
+    /** Seconds without a byte after which an admitted ingestion body gives its place to a waiting request. */
+    ingestStallSeconds: number;
   };
   worker: {
     concurrency: number;
@@ -136,6 +146,16 @@ export const SETTINGS = {
     'Seconds between the comment lines an idle job event stream sends so proxies keep it open (default 15).',
   DOCWRIGHT_EVENTS_STREAM_SECONDS:
     'Seconds one job event stream lasts before the server ends it; the client resumes, and its key or session is checked again (default 600).',
+  DOCWRIGHT_HEADERS_TIMEOUT_SECONDS:
+    "Seconds a request's line and headers have to arrive; later, the answer is 408 and the connection is closed (default 15).",
+  DOCWRIGHT_BODY_TIMEOUT_SECONDS:
+    'Seconds a request body has to arrive once the server starts reading it (an ingestion request: once it is admitted); later, 408 and the connection is closed (default 30).',
+  DOCWRIGHT_REQUEST_TIMEOUT_SECONDS:
+    'Seconds a whole request may take to arrive, a wait for an ingestion slot included; later, 408 and the connection is closed. Responses (event streams) are not limited (default 60, or the headers and body timeouts together if more; at least that).',
+  DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS:
+    'Requests without an API key or session (webhooks in, the tracker, sign-in) whose bodies are still arriving, per client address; more are answered 429 and their connections closed (default 32).',
+  DOCWRIGHT_ANALYTICS_INGEST_STALL_SECONDS:
+    'An admitted ingestion request whose body gets no byte for this long while others wait for a slot is answered 408 and closed, and its slot goes to the next (default 5).',
   DOCWRIGHT_WORKER_CONCURRENCY: 'Turns one worker process runs at once (default 2).',
   DOCWRIGHT_LEASE_SECONDS:
     'How long a claimed turn is held without a heartbeat before another worker may take it (default 60).',
@@ -229,6 +249,20 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
     problems.push(`DOCWRIGHT_MODEL must look like provider:model-id (got "${model}")`);
   }
 
+  const headersTimeoutSeconds =
+    read.number('DOCWRIGHT_HEADERS_TIMEOUT_SECONDS', { min: 0.5, max: 3600 }) ?? 15;
+  const bodyTimeoutSeconds = read.number('DOCWRIGHT_BODY_TIMEOUT_SECONDS', { min: 0.5, max: 3600 }) ?? 30;
+  // The whole request's bound must leave room for both of its parts, or they would mean nothing.
+  const requestTimeoutFloor = headersTimeoutSeconds + bodyTimeoutSeconds;
+  const requestTimeoutSeconds =
+    read.number('DOCWRIGHT_REQUEST_TIMEOUT_SECONDS', { min: 1, max: 7200 }) ??
+    Math.max(60, requestTimeoutFloor);
+  if (requestTimeoutSeconds < requestTimeoutFloor) {
+    problems.push(
+      `DOCWRIGHT_REQUEST_TIMEOUT_SECONDS must be at least DOCWRIGHT_HEADERS_TIMEOUT_SECONDS + DOCWRIGHT_BODY_TIMEOUT_SECONDS (${requestTimeoutFloor}; got ${requestTimeoutSeconds})`,
+    );
+  }
+
   const deprecations: string[] = [];
   const analyticsFileSetting = read.string('DOCWRIGHT_ANALYTICS_FILE');
   const analyticsFile = analyticsFileSetting === undefined ? null : path.resolve(cwd, analyticsFileSetting);
@@ -248,6 +282,13 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       eventsHeartbeatSeconds:
         read.number('DOCWRIGHT_EVENTS_HEARTBEAT_SECONDS', { min: 0.05, max: 3600 }) ?? 15,
       eventsStreamSeconds: read.number('DOCWRIGHT_EVENTS_STREAM_SECONDS', { min: 0.1, max: 86_400 }) ?? 600,
+      headersTimeoutSeconds,
+      bodyTimeoutSeconds,
+      requestTimeoutSeconds,
+      unauthenticatedBodiesPerAddress:
+        read.integer('DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS', { min: 1, max: 100_000 }) ?? 32,
+      ingestStallSeconds:
+        read.number('DOCWRIGHT_ANALYTICS_INGEST_STALL_SECONDS', { min: 0.5, max: 3600 }) ?? 5,
     },
     worker: {
       concurrency: read.integer('DOCWRIGHT_WORKER_CONCURRENCY', { min: 1, max: 256 }) ?? 2,

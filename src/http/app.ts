@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import { AdmissionGate } from './admission-gate.ts';
 import { projectAuthenticator } from './auth.ts';
+import { BodyDeadlines } from './body-deadline.ts';
 import { clientIpResolver } from './client-ip.ts';
 import { DASHBOARD_API_PREFIX, dashboardApi, isPublicApiTwin } from './dashboard-api.ts';
 import { installErrorHandling } from './errors.ts';
@@ -22,8 +23,10 @@ import { metaRoutes } from './routes/meta.ts';
 import { reviewRoutes } from './routes/review.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { addSharedSchemas } from './schemas.ts';
+import { serverTimeoutOptions } from './server-timeouts.ts';
 import type { HttpServices } from './services.ts';
 import { SESSION_COOKIE } from './session-auth.ts';
+import { BodiesPerAddress, installSlowClientBounds } from './slow-clients.ts';
 import { installJsonParser, installValidators, refuseUnknownFields } from './validation.ts';
 
 export interface HttpAppOptions {
@@ -51,7 +54,13 @@ export async function buildHttpApp({
   const { settings } = services;
   // One for the public API's and the dashboard's ingestion routes: the limit is the process's.
   const ingestGate = new AdmissionGate(settings.ingestConcurrency);
+  const bodyDeadlines = new BodyDeadlines({
+    timeoutMs: settings.bodyTimeoutMs,
+    stallMs: settings.ingestStallMs,
+  });
+  const clientIp = clientIpResolver(settings.trustedProxies);
   const app = Fastify({
+    ...serverTimeoutOptions(settings),
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below instead.
     logController: new LogController({ disableRequestLogging: true }),
@@ -98,6 +107,11 @@ export async function buildHttpApp({
     );
     done();
   });
+  installSlowClientBounds(app, {
+    deadlines: bodyDeadlines,
+    unauthenticated: new BodiesPerAddress(settings.unauthenticatedBodiesPerAddress),
+    clientIp,
+  });
   installErrorHandling(app);
   installValidators(app);
 
@@ -137,7 +151,6 @@ export async function buildHttpApp({
   addSharedSchemas(app);
 
   await app.register(metaRoutes);
-  const clientIp = clientIpResolver(settings.trustedProxies);
   await app.register(reviewRoutes, { review: services.review, keys: services.keys, clientIp });
   await app.register(analyticsCollectRoutes, {
     analytics: services.analytics,
@@ -164,6 +177,7 @@ export async function buildHttpApp({
       analytics: services.analytics,
       rateLimiter: services.analyticsRateLimiter,
       ingestGate,
+      bodyDeadlines,
     });
     await api.register(webhookRoutes, { webhooks: services.webhooks });
     await api.register(mcpRoutes, {
@@ -179,7 +193,7 @@ export async function buildHttpApp({
       maxPromptLength: settings.maxPromptLength,
     });
   });
-  await app.register(dashboardApi, { prefix: DASHBOARD_API_PREFIX, services, ingestGate });
+  await app.register(dashboardApi, { prefix: DASHBOARD_API_PREFIX, services, ingestGate, bodyDeadlines });
   // Last: its catch-all serves the dashboard to browsers on every path no route above took.
   await app.register(dashboardAppRoutes, dashboardDir ? { distDir: dashboardDir } : {});
   return app;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AdmissionGate } from './admission-gate.ts';
+import type { BodyDeadlines } from './body-deadline.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { automationRoutes } from './routes/automations.ts';
@@ -26,10 +27,11 @@ export const isPublicApiTwin = (url: string) => /^\/dashboard\/api\/v[12]\//.tes
  * routes, and the public API's job and analytics routes (same schemas, handlers and queries)
  * for a signed-in account instead of a bearer key. Register with `{ prefix: DASHBOARD_API_PREFIX }`.
  */
-export const dashboardApi: FastifyPluginAsync<{ services: HttpServices; ingestGate: AdmissionGate }> = async (
-  app,
-  { services, ingestGate },
-) => {
+export const dashboardApi: FastifyPluginAsync<{
+  services: HttpServices;
+  ingestGate: AdmissionGate;
+  bodyDeadlines: BodyDeadlines;
+}> = async (app, { services, ingestGate, bodyDeadlines }) => {
   const { settings } = services;
   app.decorateRequest('accountSession', null);
   app.decorateRequest('sessionToken', null);
@@ -79,6 +81,7 @@ export const dashboardApi: FastifyPluginAsync<{ services: HttpServices; ingestGa
     analytics: services.analytics,
     rateLimiter: services.analyticsRateLimiter,
     ingestGate,
+    bodyDeadlines,
   });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
   await app.register(automationRoutes, {

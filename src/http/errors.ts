@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type DomainErrorKind } from '../domain/errors.ts';
 import { isStorageUnavailable } from '../storage/unavailable.ts';
+import { BodyTimeoutError } from './body-deadline.ts';
 
 /** The HTTP status for each kind of domain error; the one place this mapping lives. */
 export const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
@@ -59,6 +60,9 @@ export function installErrorHandling(app: FastifyInstance): void {
         details,
         requestId: request.id,
       });
+    }
+    if (error instanceof BodyTimeoutError) {
+      return reply.code(error.statusCode).send({ error: error.message, requestId: request.id });
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) return reply.code(known.status).send({ error: known.message, requestId: request.id });

@@ -242,6 +242,9 @@ export const errorResponses = {
 
 export const bodyErrorResponses = {
   ...errorResponses,
+  408: error(
+    'The request body did not arrive in time (DOCWRIGHT_BODY_TIMEOUT_SECONDS after the server started reading it); the connection is closed.',
+  ),
   409: error('Conflict: the job is archived.'),
   413: error('Request body too large.'),
   415: error('Content-Type is not application/json.'),

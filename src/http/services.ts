@@ -62,4 +62,14 @@ export interface HttpSettings {
   eventsStreamMs: number;
   /** Directories a repository path given over HTTP must lie under. */
   localRepositoryRoots: readonly string[];
+  /** How long a request's line and headers may take to arrive. */
+  headersTimeoutMs: number;
+  /** How long a body may take to arrive once the server starts reading it. */
+  bodyTimeoutMs: number;
+  /** How long a whole request may take to arrive (headers, a wait at the ingestion gate, body). */
+  requestTimeoutMs: number;
+  /** Requests without a key or session whose bodies are still arriving, per client address. */
+  unauthenticatedBodiesPerAddress: number;
+  /** An admitted ingestion body without a byte this long gives its place up when others wait. */
+  ingestStallMs: number;
 }

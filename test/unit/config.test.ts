@@ -129,6 +129,48 @@ describe('configuration', () => {
     ]);
   });
 
+  it('reads the bounds on slow clients; the whole request leaves room for its headers and body', () => {
+    expect(loadConfig({}, '/srv').http).toMatchObject({
+      headersTimeoutSeconds: 15,
+      bodyTimeoutSeconds: 30,
+      requestTimeoutSeconds: 60,
+      unauthenticatedBodiesPerAddress: 32,
+      ingestStallSeconds: 5,
+    });
+    const set = loadConfig(
+      {
+        DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: '2',
+        DOCWRIGHT_BODY_TIMEOUT_SECONDS: '2.5',
+        DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: '5',
+        DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS: '4',
+        DOCWRIGHT_ANALYTICS_INGEST_STALL_SECONDS: '1',
+      },
+      '/srv',
+    ).http;
+    expect(set).toMatchObject({
+      headersTimeoutSeconds: 2,
+      bodyTimeoutSeconds: 2.5,
+      requestTimeoutSeconds: 5,
+      unauthenticatedBodiesPerAddress: 4,
+      ingestStallSeconds: 1,
+    });
+    // Unset, the whole request's bound grows with a longer body bound.
+    expect(loadConfig({ DOCWRIGHT_BODY_TIMEOUT_SECONDS: '120' }, '/srv').http.requestTimeoutSeconds).toBe(
+      135,
+    );
+    expect(
+      problemsOf({ DOCWRIGHT_BODY_TIMEOUT_SECONDS: '120', DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: '60' }),
+    ).toEqual([
+      'DOCWRIGHT_REQUEST_TIMEOUT_SECONDS must be at least DOCWRIGHT_HEADERS_TIMEOUT_SECONDS + DOCWRIGHT_BODY_TIMEOUT_SECONDS (135; got 60)',
+    ]);
+    expect(problemsOf({ DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: '0' })).toEqual([
+      'DOCWRIGHT_HEADERS_TIMEOUT_SECONDS must be at least 0.5 and at most 3600 (got 0)',
+    ]);
+    expect(problemsOf({ DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS: '0' })).toEqual([
+      'DOCWRIGHT_UNAUTHENTICATED_BODIES_PER_ADDRESS must be at least 1 and at most 100000 (got 0)',
+    ]);
+  });
+
   describe('the analytics backend (DOCWRIGHT_ANALYTICS_URL)', () => {
     const backendOf = (env: Record<string, string>) => loadConfig(env, '/srv').analytics.backend;
     const PG = { DATABASE_URL: 'postgres://u:pw@db:5432/docs', DOCWRIGHT_DATABASE_SCHEMA: 'docwright' };

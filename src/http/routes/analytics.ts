@@ -12,6 +12,7 @@ import {
 } from '../../domain/analytics/query-params.ts';
 import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.ts';
 import type { AdmissionGate } from '../admission-gate.ts';
+import type { BodyDeadlines } from '../body-deadline.ts';
 import { bodyErrorResponses, errorResponses, ProjectParams } from '../schemas.ts';
 
 // A body's errors, without the jobs' 409 (an archived job): nothing here conflicts.
@@ -34,6 +35,8 @@ export interface AnalyticsRoutesOptions {
   rateLimiter: RateLimiter;
   /** The process's ingestion requests wait here before their bodies are read. */
   ingestGate: AdmissionGate;
+  /** An admitted body's deadlines: a stalled one gives its place up to those waiting. */
+  bodyDeadlines: BodyDeadlines;
 }
 
 const tags = ['Docs analytics'];
@@ -134,7 +137,11 @@ const csvNote = ' Send `Accept: text/csv` for CSV.';
 
 /** `/v1/analytics/{projectId}/…`: ingestion and the exports. Authentication runs in a hook. */
 export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> = async (app, options) => {
-  const { analytics, rateLimiter, ingestGate } = options;
+  const { analytics, rateLimiter, ingestGate, bodyDeadlines } = options;
+  const stalled = {
+    matters: () => ingestGate.waiting > 0,
+    message: `The request body stalled (no byte for ${bodyDeadlines.stallMs / 1000} s) while other ingestion requests waited for its slot; the connection is closed. Send the body at once after the headers.`,
+  };
 
   // Large bodies reach the handler unparsed: a preparation thread parses and prepares them.
   await app.register(async (context) => {
@@ -144,19 +151,24 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<AnalyticsRoutesOptions> 
       {
         validatorCompiler: body.validatorCompiler,
         // An ingestion key (scope `ingest`) may call this endpoint and nothing else.
-        config: { permission: 'ingest' },
+        config: { permission: 'ingest', watchesOwnBody: true },
         // Room for a full batch of large events, whatever the API-wide body limit.
         bodyLimit: Math.max(1024 * 1024, analytics.maxBatch * 4096),
         // After authentication (onRequest), before the body is read: a request waiting for its
         // turn holds a socket, not its events. Its place is given back when its answer is sent
-        // or its client goes away, whichever comes first.
-        preParsing: async (_request, reply, payload) => {
+        // or its client goes away, whichever comes first. Its body's deadlines start once it is
+        // in, so that the wait is not counted against it; a body that stalls while others wait
+        // is answered 408, which gives the place to the next.
+        preParsing: async (request, reply, payload) => {
           const gone = new AbortController();
           reply.raw.once('close', () => gone.abort());
           const leave = await ingestGate.enter(gone.signal);
-          if (gone.signal.aborted) leave();
-          else gone.signal.addEventListener('abort', leave, { once: true });
-          return payload;
+          if (gone.signal.aborted) {
+            leave();
+            return payload;
+          }
+          gone.signal.addEventListener('abort', leave, { once: true });
+          return bodyDeadlines.watch(request, reply, payload, stalled);
         },
         schema: {
           summary: 'Ingest page views',

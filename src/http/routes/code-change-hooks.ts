@@ -60,8 +60,12 @@ export const codeChangeHookRoutes: FastifyPluginAsyncTypebox<CodeChangeHookRoute
     }),
     400: error('The payload is not the documented event (the error names the field).'),
     401: error('Unsigned, mis-signed, or no code-change automation of this project for this host.'),
+    408: error('The payload did not arrive in time; the connection is closed.'),
     413: error('The payload is larger than 5 MiB.'),
     415: error('Content-Type is not application/json (or form-encoded, GitHub).'),
+    429: error(
+      'Too many requests from this address are still sending their bodies; the connection is closed (Retry-After says when to try again).',
+    ),
     500: error('Internal error; quote the requestId when reporting it.'),
     502: error(
       "The host's API could not be read for the pull request's files; nothing ran, redeliver later.",

@@ -11,7 +11,14 @@ import { testBackend } from '../../helpers/storage.ts';
 describe(`ingestion requests admitted a few at a time (${testBackend})`, () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ env: { DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY: '2' } });
+    t = await startTestApp({
+      env: {
+        DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY: '2',
+        // These requests hold their slots half-sent on purpose, however slow the machine.
+        DOCWRIGHT_ANALYTICS_INGEST_STALL_SECONDS: '600',
+        DOCWRIGHT_BODY_TIMEOUT_SECONDS: '600',
+      },
+    });
   }, 60_000);
   afterAll(async () => {
     await t?.close();

@@ -84,9 +84,9 @@ describe('GitRunner against a repository that names commands', () => {
     expect(hostile.markers()).toEqual([]);
     // The merge driver was git's own three-way merge: both sides' lines are there.
     hostile.disarm();
-    await expect(git.run(['cat-file', 'blob', 'HEAD:a.mdx'], { cwd: repo }).then((r) => r.stdout)).resolves.toBe(
-      'zero\none\ntwo\nthree\nfour\n',
-    );
+    await expect(
+      git.run(['cat-file', 'blob', 'HEAD:a.mdx'], { cwd: repo }).then((r) => r.stdout),
+    ).resolves.toBe('zero\none\ntwo\nthree\nfour\n');
   });
 
   it('runs none of them in a bare repository named explicitly', async () => {
