@@ -250,6 +250,16 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     expect(((await (await owner.request('GET', url)).json()) as { agent: unknown }).agent).toMatchObject({
       codeHost: null,
     });
+    // A git remote goes through the same policy.
+    for (const repository of ['http://[::7f00:1]:9/docs.git', 'git@0x7f.1:acme/docs.git']) {
+      const refused = await owner.request('POST', '/dashboard/api/projects', {
+        body: { name: 'Docs', repository },
+      });
+      expect(refused.status, repository).toBe(400);
+      expect(await error(refused)).toMatch(
+        /^repository .* cannot be used: Refused: .*(IPv4-compatible|loopback)/,
+      );
+    }
   });
 
   it('stores a token encrypted and never shows it back', async () => {
