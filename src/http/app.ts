@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
@@ -14,6 +13,7 @@ import { sharedSerializerFactory } from './response-serializers.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
+import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { automationRoutes } from './routes/automations.ts';
 import { codeChangeHookRoutes } from './routes/code-change-hooks.ts';
 import { dashboardAppRoutes } from './routes/dashboard-app.ts';
@@ -147,7 +147,7 @@ export async function buildHttpApp({
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(apiReferenceRoutes, { publicUrl: settings.publicUrl });
   addSharedSchemas(app);
 
   await app.register(metaRoutes);

@@ -288,6 +288,22 @@ describe(`every route checks key, session, scope, role and project (${testBacken
       ok: 200,
       request: () => ({ path: '/docs/static/swagger-ui.css' }),
     },
+    // Docwright's name and mark on the page (src/http/routes/api-reference.ts).
+    'GET /docs/static/theme/docwright.js': {
+      access: 'public',
+      ok: 200,
+      request: () => ({ path: '/docs/static/theme/docwright.js' }),
+    },
+    'GET /docs/static/theme/docwright.css': {
+      access: 'public',
+      ok: 200,
+      request: () => ({ path: '/docs/static/theme/docwright.css' }),
+    },
+    'GET /docs/static/theme/docwright.svg': {
+      access: 'public',
+      ok: 200,
+      request: () => ({ path: '/docs/static/theme/docwright.svg' }),
+    },
     'GET /script.js': { access: 'public', ok: 200, request: () => ({ path: '/script.js' }) },
     'OPTIONS /v1/analytics/:projectId/collect': {
       access: 'public',
@@ -798,6 +814,9 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         'GET /docs/static/*',
         'GET /docs/static/index.html',
         'GET /docs/static/swagger-initializer.js',
+        'GET /docs/static/theme/docwright.js',
+        'GET /docs/static/theme/docwright.css',
+        'GET /docs/static/theme/docwright.svg',
         // The tracker script and its CORS preflight.
         'GET /script.js',
         'OPTIONS /v1/analytics/:projectId/collect',

@@ -12,6 +12,7 @@ import {
 import type { AnalyticsOptions } from '../../domain/analytics/options.ts';
 import { startBulkImport } from '../../integrations/analytics/embedded/bulk-import.ts';
 import type { DatabaseConfig } from '../../storage/database.ts';
+import { readHead, sliceBoundary } from './analytics-import-slices.ts';
 
 export interface ParallelImportOptions {
   file: string;
@@ -53,19 +54,14 @@ export async function importFileInParallel(options: ParallelImportOptions): Prom
   try {
     const { size } = await handle.stat();
     // The head says the format, and for W3C the columns (`#Fields:`): every slice needs them.
-    const head = new LineParser(options.format, options.fields);
-    const lines = (await readAt(handle, 0, 64 * 1024)).split('\n');
-    for (const line of lines.slice(0, -1)) {
-      head.parse(line);
-      if (line.trim() !== '' && !line.startsWith('#')) break;
-    }
-    format = head.format ?? 'combined';
-    fields = head.fields;
+    ({ format, fields } = await readHead(options.file, options.format, options.fields));
     bounds = [0];
     for (let k = 1; k < options.workers; k++) {
       const parser = new LineParser(format, fields);
       const bound = await sliceBoundary(handle, Math.floor((size * k) / options.workers), size, parser);
-      if (bound > (bounds[bounds.length - 1] as number) && bound < size) bounds.push(bound);
+      // No cut up to the end (one second, or one long line): none later either.
+      if (bound >= size) break;
+      if (bound > (bounds[bounds.length - 1] as number)) bounds.push(bound);
     }
     bounds.push(size);
   } finally {
@@ -145,55 +141,4 @@ function sum(parts: Array<ImportProgress | undefined>): ImportProgress {
     total.skipped += p.skipped;
   }
   return total;
-}
-
-/** The first line start at or after `from` whose second differs from the line before it. */
-async function sliceBoundary(
-  handle: Awaited<ReturnType<typeof open>>,
-  from: number,
-  size: number,
-  parser: LineParser,
-): Promise<number> {
-  let position = from;
-  let previousTime: string | null = null;
-  while (position < size) {
-    const text = await readAt(handle, position, 64 * 1024);
-    const lines = text.split('\n');
-    // The first piece is the rest of a line we landed inside of (unless at a line start).
-    let offset = position;
-    const startIndex = previousTime === null ? 1 : 0;
-    if (previousTime === null) {
-      offset += Buffer.byteLength(lines[0] ?? '') + 1;
-      previousTime = timeOf(parser, lines[0] ?? '');
-    }
-    for (let i = startIndex; i < lines.length - 1; i++) {
-      const line = lines[i] ?? '';
-      const time = timeOf(parser, line);
-      // Cut only where a known second changes (the piece we landed in may not parse).
-      if (time !== null && previousTime !== null && time !== previousTime) return offset;
-      previousTime = time ?? previousTime;
-      offset += Buffer.byteLength(line) + 1;
-    }
-    if (lines.length <= 1) return size;
-    position = offset;
-  }
-  return size;
-}
-
-function timeOf(parser: LineParser, line: string): string | null {
-  const parsed = parser.parse(line);
-  if ('time' in parsed) return parsed.time;
-  // A JSON array of records: its first record's second (the line is never split).
-  if ('items' in parsed) for (const item of parsed.items) if ('time' in item) return item.time;
-  return null;
-}
-
-async function readAt(
-  handle: Awaited<ReturnType<typeof open>>,
-  position: number,
-  length: number,
-): Promise<string> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await handle.read(buffer, 0, length, position);
-  return buffer.subarray(0, bytesRead).toString('utf8');
 }

@@ -2,6 +2,7 @@ import type { AnalyticsService } from './analytics-service.ts';
 import { CATEGORIES, type Category } from './categories.ts';
 import type { IncomingEvent } from './ingest.ts';
 import { LineParser, type LineView, type LogFormat } from './log-formats.ts';
+import { LineSplitter, TOO_LONG_REASON } from './log-lines.ts';
 
 export interface ImportProgress {
   lines: number;
@@ -134,19 +135,17 @@ export async function importLog(options: ImportOptions): Promise<ImportSummary> 
     } else add(parsed, line);
   };
 
-  let rest = '';
+  // A line over 64 KiB is no log line: skipped unread, so memory stays flat whatever the file.
+  const lines = new LineSplitter(handle, () => {
+    progress.lines++;
+    skip(TOO_LONG_REASON);
+  });
   for await (const chunk of options.input) {
     progress.bytes += Buffer.byteLength(chunk);
-    const text = rest + chunk;
-    let start = 0;
-    for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
-      handle(text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end));
-      start = end + 1;
-    }
-    rest = text.slice(start);
+    lines.push(chunk);
     if (batch.length >= batchSize) await flush();
   }
-  if (rest !== '') handle(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
+  lines.end();
   await flush();
   options.onProgress?.(progress);
 

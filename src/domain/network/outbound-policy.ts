@@ -1,11 +1,11 @@
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-import { forbiddenAddressReason } from './address-ranges.ts';
+import type ipaddr from 'ipaddr.js';
+import { carriedIPv4, forbiddenAddressReason, type IpAddress, parseAddress } from './address-ranges.ts';
 
 /** The setting that opens non-public addresses; named in every refusal. */
 export const ALLOW_SETTING = 'DOCWRIGHT_ALLOW_PRIVATE_NETWORKS';
 
-type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+type Range = [IpAddress, number];
 
 /**
  * Which addresses Docwright may connect to for a URL a person gave it (webhooks, code-host
@@ -53,13 +53,11 @@ export class OutboundPolicy {
     for (const entry of raw.split(',').map((e) => e.trim().toLowerCase())) {
       if (entry === '') continue;
       if (entry.includes('/')) {
-        try {
-          ranges.push(ipaddr.parseCIDR(entry));
-        } catch {
-          problems.push(`"${entry}" is not a CIDR range such as 10.0.0.0/8 or fd00::/8`);
-        }
+        const range = parseRange(entry);
+        if (range) ranges.push(range);
+        else problems.push(`"${entry}" is not a CIDR range such as 10.0.0.0/8 or fd00::/8`);
       } else if (isIP(entry) !== 0) {
-        const address = ipaddr.process(entry);
+        const address = parseAddress(entry) as IpAddress;
         ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
       } else if (entry.startsWith('*.') && HOST_NAME.test(entry.slice(2))) {
         suffixes.push(entry.slice(1));
@@ -96,10 +94,18 @@ export class OutboundPolicy {
     return this.hosts.has(name) || this.suffixes.some((suffix) => name.endsWith(suffix));
   }
 
+  /**
+   * An address in a listed range, in either of its forms: an IPv6 form of an IPv4 address
+   * (mapped, NAT64) is in the IPv4 ranges listed, and an IPv4 address in the mapped ones.
+   */
   private allowsAddress(address: string): boolean {
-    if (this.ranges.length === 0 || isIP(address) === 0) return false;
-    const parsed = ipaddr.process(address);
-    return this.ranges.some(([base, bits]) => base.kind() === parsed.kind() && parsed.match(base, bits));
+    const parsed = this.ranges.length === 0 ? null : parseAddress(address);
+    if (parsed === null) return false;
+    const v4 = parsed.kind() === 'ipv4' ? (parsed as ipaddr.IPv4) : carriedIPv4(parsed);
+    const forms = [parsed, v4, v4?.toIPv4MappedAddress()].filter((form) => form != null);
+    return this.ranges.some(([base, bits]) =>
+      forms.some((form) => base.kind() === form.kind() && form.match(base, bits)),
+    );
   }
 }
 
@@ -111,5 +117,13 @@ export function refusalMessage(reason: string): string {
 // RFC 1123 labels; at least one letter somewhere so a mistyped address is not taken for a name.
 const HOST_NAME =
   /^(?=.*[a-z_])[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+
+/** `address/bits`, the address read as the system reads it (ipaddr.js alone takes `10/8` for 0.0.0.10/8). */
+function parseRange(entry: string): Range | null {
+  const [, text, bits] = /^([^/]+)\/(\d{1,3})$/.exec(entry) ?? [];
+  const address = text === undefined ? null : parseAddress(text);
+  if (address === null || Number(bits) > (address.kind() === 'ipv4' ? 32 : 128)) return null;
+  return [address, Number(bits)];
+}
 
 const bare = (host: string) => host.replace(/^\[(.*)\]$/, '$1');

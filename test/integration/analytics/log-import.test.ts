@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -110,6 +110,76 @@ describe(`docwright analytics import on ${testBackend}`, () => {
       ...purposes(1),
     });
   });
+
+  /** Writes `lines`, then `bytes` of one line (1 MiB at a time, never held whole), then `after`. */
+  const writeWithLongLine = (file: string, before: string[], bytes: number, after: string[]) => {
+    const fd = openSync(file, 'w');
+    try {
+      if (before.length > 0) writeSync(fd, `${before.join('\n')}\n`);
+      const piece = Buffer.alloc(1 << 20, 'x');
+      for (let written = 0; written < bytes; written += piece.length) {
+        writeSync(fd, piece, 0, Math.min(piece.length, bytes - written));
+      }
+      if (after.length > 0) writeSync(fd, `\n${after.join('\n')}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  const TOO_LONG = { reason: 'line longer than 64 KiB', lines: 1 };
+
+  it('skips a file of one 64 MB line without a newline, unread, in one thread and in several', async () => {
+    database = createTestDatabase();
+    const file = path.join(database.dir, 'no-newline.log');
+    writeWithLongLine(file, [], 64 << 20, []);
+    const project = (
+      await cli(['projects', 'create', '--name', 'long', '--repo', 'https://example.com/l.git'])
+    ).id as string;
+    for (const workers of ['2', '1']) {
+      const summary = await cli(['analytics', 'import', '--project', project, '--workers', workers, file]);
+      expect(summary, `--workers ${workers}`).toMatchObject({
+        lines: 1,
+        imported: 0,
+        skipped: 1,
+        reasons: [TOO_LONG],
+      });
+    }
+  }, 120_000);
+
+  it('imports the lines around a 40 MB line, which counts as one skipped line, in one thread and in several', async () => {
+    database = createTestDatabase();
+    const file = path.join(database.dir, 'mixed.jsonl');
+    const views = (from: number) =>
+      Array.from({ length: 2000 }, (_, i) =>
+        JSON.stringify({
+          timestamp: new Date(Date.UTC(2025, 2, 1) + (from + i) * 1000).toISOString(),
+          client_ip: `10.0.${(from + i) >> 8}.${(from + i) & 255}`,
+          path: `/page-${i % 50}`,
+          user_agent: FIREFOX,
+          status: 200,
+        }),
+      );
+    // The slice boundary of two workers falls inside the long line.
+    writeWithLongLine(file, views(0), 40 << 20, views(2000));
+    const project = (
+      await cli(['projects', 'create', '--name', 'mixed', '--repo', 'https://example.com/m.git'])
+    ).id as string;
+    const parallel = await cli(['analytics', 'import', '--project', project, '--workers', '2', file]);
+    expect(parallel).toMatchObject({
+      lines: 4001,
+      imported: 4000,
+      skipped: 1,
+      reasons: [TOO_LONG],
+      format: 'json',
+    });
+    const single = await cli(['analytics', 'import', '--project', project, '--workers', '1', file]);
+    expect(single).toMatchObject({
+      lines: 4001,
+      imported: 0,
+      duplicates: 4000,
+      skipped: 1,
+      reasons: [TOO_LONG],
+    });
+  }, 120_000);
 
   it('gives a large file split across workers the same ids as a single-threaded import', async () => {
     database = createTestDatabase();

@@ -1,6 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { refusedAddress, urlHostForms } from '../../helpers/address-forms.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { signIn } from '../../helpers/dashboard-session.ts';
 import { createRepository, tempDir } from '../../helpers/git-repos.ts';
@@ -289,6 +291,37 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     });
     expect(created.status).toBe(201);
     expect(((await created.json()) as { warnings: string[] }).warnings[0]).toMatch(/^Could not check/);
+  });
+
+  it('refuses a code-host API URL on a non-public address in any form: IPv4-compatible, mapped, NAT64, octal, hex…', async () => {
+    t = await startTestApp();
+    const owner = await signIn(t, { role: 'owner' });
+    const url = `/dashboard/api/projects/${t.project.id}/settings`;
+    const refuses = async (apiUrl: string) => {
+      const response = await owner.request('PATCH', url, { body: { agent: { host: 'gitlab', apiUrl } } });
+      expect(response.status, apiUrl).toBe(400);
+      expect(await error(response)).toMatch(/^apiUrl .* cannot be used: Refused: .* address/);
+    };
+    for (const apiUrl of ['http://[::7f00:1]:8080/api/v4', 'http://[::127.0.0.1]/', 'http://0x7f.1/']) {
+      await refuses(apiUrl);
+    }
+    await fc.assert(
+      fc.asyncProperty(refusedAddress.chain(urlHostForms), (host) => refuses(`http://${host}:8080/api/v4`)),
+      { numRuns: 150 },
+    );
+    expect(((await (await owner.request('GET', url)).json()) as { agent: unknown }).agent).toMatchObject({
+      codeHost: null,
+    });
+    // A git remote goes through the same policy.
+    for (const repository of ['http://[::7f00:1]:9/docs.git', 'git@0x7f.1:acme/docs.git']) {
+      const refused = await owner.request('POST', '/dashboard/api/projects', {
+        body: { name: 'Docs', repository },
+      });
+      expect(refused.status, repository).toBe(400);
+      expect(await error(refused)).toMatch(
+        /^repository .* cannot be used: Refused: .*(IPv4-compatible|loopback)/,
+      );
+    }
   });
 
   it('stores a token encrypted and never shows it back', async () => {

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusedAddress, urlHostForms } from '../../helpers/address-forms.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
 import { type DeliveryBody, type EndpointBody, type JobBody, json } from '../../helpers/webhook-receiver.ts';
@@ -81,6 +83,32 @@ describe(`webhooks API (${testBackend})`, () => {
     const response = await t.request('POST', path(), { body });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toContain(field);
+  });
+
+  it('refuses a URL whose host is a non-public address in any form: IPv4-compatible, mapped, NAT64, octal, hex…', async () => {
+    for (const url of [
+      'http://[::7f00:1]:8080/',
+      'http://[::127.0.0.1]/',
+      'http://0x7f.1/',
+      'http://017700000001/',
+    ]) {
+      const response = await t.request('POST', path(), { body: { url } });
+      expect(response.status, url).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toMatch(
+        /^url must not point at a non-public address/,
+      );
+    }
+    await fc.assert(
+      fc.asyncProperty(refusedAddress.chain(urlHostForms), async (host) => {
+        const response = await t.request('POST', path(), { body: { url: `http://${host}:8080/hook` } });
+        expect(response.status).toBe(400);
+        expect(((await response.json()) as { error: string }).error).toMatch(
+          /^url must not point at a non-public address/,
+        );
+      }),
+      { numRuns: 150 },
+    );
+    expect(await (await t.request('GET', path())).json()).toEqual({ webhooks: [] });
   });
 
   it('updates the URL, events and enabled flag; what is left out stays', async () => {

@@ -22,12 +22,14 @@ describe('webhook address policy', () => {
     ['0.0.0.0', 'unspecified'],
     ['::', 'unspecified'],
     ['255.255.255.255', 'broadcast'],
-    ['64:ff9b::7f00:1', 'rfc6052'],
+    ['64:ff9b::7f00:1', 'loopback address (127.0.0.1 in NAT64 form)'],
+    ['::7f00:1', 'IPv4-compatible'],
+    ['2002:7f00:1::1', '6to4'],
   ])('refuses %s (%s)', (address, words) => {
     expect(forbiddenAddressReason(address)).toContain(words);
   });
 
-  it.each(['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) => {
+  it.each(['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8'])('allows %s', (address) => {
     expect(forbiddenAddressReason(address)).toBeNull();
   });
 });
