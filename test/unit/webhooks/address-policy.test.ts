@@ -29,9 +29,12 @@ describe('webhook address policy', () => {
     expect(forbiddenAddressReason(address)).toContain(words);
   });
 
-  it.each(['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8'])('allows %s', (address) => {
-    expect(forbiddenAddressReason(address)).toBeNull();
-  });
+  it.each(['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8'])(
+    'allows %s',
+    (address) => {
+      expect(forbiddenAddressReason(address)).toBeNull();
+    },
+  );
 });
 
 describe('webhook URL check at creation', () => {
