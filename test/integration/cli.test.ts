@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionService } from '../../src/domain/sessions/session-service.ts';
@@ -107,6 +107,15 @@ describe(`docwright CLI on ${testBackend}`, () => {
 
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr).toMatch(/Invalid configuration:\n {2}- DOCWRIGHT_PORT must be a whole number/);
+  });
+
+  it('prints its version with --version and -v, exit code 0', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    // Through the binary: what a person types first to see that it is installed.
+    expect(await runCli(['--version'], env)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(await cli(['-v'], env)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
   it('says which database or analytics engine it cannot reach, where, and which setting, without credentials', async () => {
