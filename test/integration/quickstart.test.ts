@@ -236,6 +236,27 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
       .toMatch(/^the configured model cannot be used: .*set ANTHROPIC_API_KEY/);
   });
 
+  it('keeps the first admin key for the start that serves when the first start found its port taken', async () => {
+    database = createTestDatabase();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const failed = await runCli(['serve'], { ...database.env, DOCWRIGHT_PORT: String(port) });
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toBe('');
+    } finally {
+      taken.close();
+    }
+    // The README's advice: start again on another port. That start is the first to serve.
+    const started = await serve();
+    expect(started.key).toMatch(/^dw_/);
+    const jobs = await fetch(`${started.baseUrl}/v2/agent/${started.projectId}/jobs`, {
+      headers: { authorization: `Bearer ${started.key}` },
+    });
+    expect(jobs.status).toBe(200);
+  });
+
   it('says which setting to change when its port is taken, and exits', async () => {
     database = createTestDatabase();
     const taken = createServer();

@@ -1,7 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { CRAWLER_RANGE_RELOAD_EVERY_MS } from '../../app/crawler-range-reload.ts';
 import { defaultModelProblem } from '../../app/create-agent.ts';
-import { ensureDefaultProject, ensureFirstSignIn } from '../../app/first-run.ts';
+import {
+  ensureDefaultProject,
+  ensureFirstSignIn,
+  type FirstRun,
+  type FirstSignIn,
+} from '../../app/first-run.ts';
 import { createWorker } from '../../app/services.ts';
 import { describeAnalyticsBackend } from '../../config/analytics-backend.ts';
 import type { Config } from '../../config/config.ts';
@@ -16,11 +21,15 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
   const { config, logger, logs, services } = await openContext();
   const analytics = describeAnalyticsBackend(config.analytics.backend);
   logger.info({ analytics }, `analytics views are stored in ${analytics}`);
-  const firstRun = await ensureDefaultProject(services);
-  const firstSignIn = await ensureFirstSignIn(services);
   const app = await buildHttpApp({ services, logger });
+  let firstRun: FirstRun;
+  let firstSignIn: FirstSignIn | null;
   try {
     await app.listen({ host: config.host, port: config.port });
+    // Only once the server listens: a start that cannot (its port taken) creates no project and
+    // no admin key, so the key is shown by the start that serves instead of being lost.
+    firstRun = await ensureDefaultProject(services, logger);
+    firstSignIn = await ensureFirstSignIn(services);
   } catch (error) {
     await app.close();
     await services.close();
