@@ -1,7 +1,8 @@
-import { cp, mkdir, stat } from 'node:fs/promises';
+import { cp, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
+import { randomBase32 } from '../domain/ids.ts';
 import type { ProjectInfo } from '../domain/projects/project-service.ts';
 import type { UserInfo } from '../domain/users/user-service.ts';
 import { GitRunner } from '../integrations/git/git-runner.ts';
@@ -33,9 +34,21 @@ async function createDefaultProject(services: Services, logger: Logger): Promise
   const existing = await services.projects.list();
   const first = existing[0];
   if (first) return { project: first, newKey: null, newKeyExpiresAt: null };
-  const repository = path.join(services.config.dataDir, 'repos', 'example-docs');
-  await createExampleRepository(repository, new GitRunner({ logger }));
-  const project = await services.projects.create({ name: 'Example docs', repository, baseBranch: 'main' });
+  // A copy of its own for each installation: another one that used this data directory (a
+  // SQLite install moved to PostgreSQL) keeps its example repository and what was merged into it.
+  const repository = path.join(
+    services.config.dataDir,
+    'repos',
+    `example-docs-${randomBase32(8).toLowerCase()}`,
+  );
+  let project: ProjectInfo;
+  try {
+    await createExampleRepository(repository, new GitRunner({ logger }));
+    project = await services.projects.create({ name: 'Example docs', repository, baseBranch: 'main' });
+  } catch (error) {
+    await rm(repository, { recursive: true, force: true });
+    throw error;
+  }
   const { key, info } = await services.keys.create(project.id, { name: 'first-run', scope: 'admin' });
   return { project, newKey: key, newKeyExpiresAt: info.expiresAt };
 }
@@ -64,18 +77,10 @@ export async function ensureFirstSignIn(services: Services): Promise<FirstSignIn
 }
 
 async function createExampleRepository(target: string, git: GitRunner): Promise<void> {
-  if (await exists(path.join(target, '.git'))) return;
   await mkdir(target, { recursive: true });
   await cp(EXAMPLE_SITE, target, { recursive: true });
   const options = { cwd: target, config: { 'user.name': 'Docwright', 'user.email': 'docwright@localhost' } };
   await git.run(['init', '--quiet', '--initial-branch=main'], options);
   await git.run(['add', '--all'], options);
   await git.run(['commit', '--quiet', '-m', 'Example documentation site'], options);
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
 }

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.ts';
+import type { AnalyticsBackendConfig, Config } from '../config/config.ts';
 import type { Agent } from '../domain/agent/agent.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
@@ -45,6 +45,7 @@ import { hostRefusal } from '../integrations/network/guarded-lookup.ts';
 import { HttpWebhookTransport } from '../integrations/webhooks/http-transport.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
+import { listProjects } from '../storage/queries/projects.ts';
 import { adoptEmbeddedMetadata } from './adopt-embedded-metadata.ts';
 import { CrawlerRangeReload } from './crawler-range-reload.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
@@ -72,6 +73,8 @@ export interface Services extends HttpServices {
   /** Deletes a project with its jobs, keys, working copies and analytics. */
   projectRemoval: ProjectRemoval;
   analytics: AnalyticsService;
+  /** Where the views are stored: the configured backend, or the embedded file an older installation keeps. */
+  analyticsBackend: AnalyticsBackendConfig;
   analyticsOptions: AnalyticsOptions;
   /** Picks up the crawler range lists `update-lists` stores (serve starts its hourly check). */
   crawlerRangeReload: CrawlerRangeReload;
@@ -119,6 +122,7 @@ export async function openServices(
   const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
   const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   let analytics: AnalyticsService;
+  let analyticsBackend: AnalyticsBackendConfig;
   const crawlerRangeReload = new CrawlerRangeReload({ storage, dataDir: config.dataDir, logger });
   try {
     // Before any view is keyed: salts of an older analytics file must be the ones used.
@@ -129,12 +133,14 @@ export async function openServices(
       logger,
       saltRetentionDays: analyticsOptions.saltRetentionDays,
     });
+    analyticsBackend = keepEmbeddedHistory(
+      config.analytics.backend,
+      analyticsFile(config.dataDir, analyticsOptions),
+      (await listProjects(storage.db)).map((project) => project.id),
+      logger,
+    );
     analytics = await openAnalytics({
-      backend: keepEmbeddedHistory(
-        config.analytics.backend,
-        analyticsFile(config.dataDir, analyticsOptions),
-        logger,
-      ),
+      backend: analyticsBackend,
       storage,
       clock,
       logger,
@@ -283,6 +289,7 @@ export async function openServices(
       workspaces,
     ),
     analytics,
+    analyticsBackend,
     analyticsOptions,
     crawlerRangeReload,
     webhookDispatcher,

@@ -19,11 +19,12 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     await database.drop();
   });
 
-  const serve = async (env: Record<string, string> = {}) => {
+  /** Starts `docwright serve` on `database` (or on `base`, the environment of another one). */
+  const serve = async (env: Record<string, string> = {}, base: Record<string, string> = database.env) => {
     server = await startChild(
       [DOCWRIGHT_BIN, 'serve'],
       {
-        ...database.env,
+        ...base,
         DOCWRIGHT_PORT: '0',
         DOCWRIGHT_LOG_LEVEL: 'warn',
         DOCWRIGHT_POLL_INTERVAL_MS: '50',
@@ -59,7 +60,7 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     expect(first.out).toContain(
       testBackend === 'sqlite'
         ? `Storage: SQLite in ${database.dir}; analytics: embedded (${database.dir}/analytics.sqlite)`
-        : `Storage: PostgreSQL; analytics: PostgreSQL (127.0.0.1:5432/postgres, schema ${database.env.DOCWRIGHT_DATABASE_SCHEMA})`,
+        : `Storage: PostgreSQL (127.0.0.1:5432/postgres, schema ${database.env.DOCWRIGHT_DATABASE_SCHEMA}), files in ${database.dir}; analytics: PostgreSQL (127.0.0.1:5432/postgres, schema ${database.env.DOCWRIGHT_DATABASE_SCHEMA})`,
     );
 
     // The default project is a real git repository copied from the example site.
@@ -235,6 +236,58 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
       .poll(warning, { timeout: 10_000 })
       .toMatch(/^the configured model cannot be used: .*set ANTHROPIC_API_KEY/);
   });
+
+  // Someone moving a SQLite install to PostgreSQL, in the same directory with the same data directory.
+  it.runIf(testBackend === 'postgres')(
+    'a PostgreSQL install in the data directory of a SQLite one: its own example repository, and a banner that says where its views go',
+    async () => {
+      database = createTestDatabase();
+      const onSqlite = await serve({}, { DOCWRIGHT_DATA_DIR: database.dir });
+      const repository = (banner: string) =>
+        /Default project: prj_\w+ {2}\(Example docs, (.+)\)$/m.exec(banner)?.[1];
+      const sqliteRepository = repository(onSqlite.out) as string;
+      // The SQLite install's life: views in the embedded file, a change merged into its example site.
+      const ingested = await fetch(`${onSqlite.baseUrl}/v1/analytics/${onSqlite.projectId}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${onSqlite.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          events: [
+            {
+              timestamp: new Date().toISOString(),
+              path: '/',
+              userAgent: 'Mozilla/5.0 Firefox/133.0',
+              ip: '203.0.113.7',
+            },
+          ],
+        }),
+      });
+      expect(await ingested.json()).toMatchObject({ accepted: 1 });
+      execFileSync('git', ['-C', sqliteRepository, 'commit', '--allow-empty', '-qm', 'Merged: rate limits'], {
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@t',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@t',
+        },
+      });
+      server?.child.kill('SIGTERM');
+      expect(await server?.exited).toBe(0);
+
+      const onPostgres = await serve();
+      expect(onPostgres.projectId).not.toBe(onSqlite.projectId);
+      const postgresRepository = repository(onPostgres.out) as string;
+      expect(postgresRepository).not.toBe(sqliteRepository);
+      const log = execFileSync('git', ['-C', postgresRepository, 'log', '--format=%s'], { encoding: 'utf8' });
+      expect(log).toBe('Example documentation site\n');
+      // The SQLite install's views stay in its file; this install's go to PostgreSQL, and it says so, once.
+      const schema = database.env.DOCWRIGHT_DATABASE_SCHEMA;
+      expect(onPostgres.out).toContain(
+        `Storage: PostgreSQL (127.0.0.1:5432/postgres, schema ${schema}), files in ${database.dir}; analytics: PostgreSQL (127.0.0.1:5432/postgres, schema ${schema})`,
+      );
+      expect(server?.stderr()).not.toContain('embedded');
+    },
+  );
 
   it('keeps the first admin key for the start that serves when the first start found its port taken', async () => {
     database = createTestDatabase();

@@ -19,7 +19,8 @@ import { onShutdown } from '../shutdown.ts';
 /** API and worker in one process: the embedded default. */
 export async function serveCommand(options: { json: boolean; worker: boolean }): Promise<void> {
   const { config, logger, logs, services } = await openContext();
-  const analytics = describeAnalyticsBackend(config.analytics.backend);
+  // Where the views really go: an older installation on PostgreSQL keeps its embedded file.
+  const analytics = describeAnalyticsBackend(services.analyticsBackend);
   logger.info({ analytics }, `analytics views are stored in ${analytics}`);
   const app = await buildHttpApp({ services, logger });
   let firstRun: FirstRun;
@@ -78,7 +79,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
       b.model === null
         ? 'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)'
         : `Model: ${b.model}${b.modelProblem ? `  (cannot be used yet: ${b.modelProblem})` : ''}`,
-      `Storage: ${b.database === 'sqlite' ? `SQLite in ${b.dataDir}` : 'PostgreSQL'}; analytics: ${b.analytics}${b.worker ? '; worker running in this process' : ''}`,
+      `Storage: ${storage(config)}; analytics: ${b.analytics}${b.worker ? '; worker running in this process' : ''}`,
     ].join('\n'),
   );
 
@@ -92,6 +93,14 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     },
     { logger, logs, graceSeconds: config.worker.shutdownGraceSeconds },
   );
+}
+
+/** The main database, and for PostgreSQL where the files (repositories, key) still are. */
+function storage(config: Config): string {
+  const { database } = config;
+  if (database.kind === 'sqlite') return `SQLite in ${config.dataDir}`;
+  const where = describeAnalyticsBackend({ kind: 'postgres', url: database.url, schema: database.schema });
+  return `${where}, files in ${config.dataDir}`;
 }
 
 /** A listen failure worded for the person starting the server: which setting to change. */
