@@ -24,7 +24,7 @@ import { ProjectSettingsOverview } from '../domain/projects/settings-overview.ts
 import { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
 import { ReviewService } from '../domain/review/review-service.ts';
 import { Worker } from '../domain/runner/worker.ts';
-import { SecretBox } from '../domain/secrets/secret-box.ts';
+import type { SecretBox } from '../domain/secrets/secret-box.ts';
 import { SessionService } from '../domain/sessions/session-service.ts';
 import { type SignInLimits, SignInService } from '../domain/sessions/sign-in.ts';
 import { SignInLinks } from '../domain/users/sign-in-links.ts';
@@ -51,6 +51,7 @@ import { CrawlerRangeReload } from './crawler-range-reload.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
 import { keepEmbeddedHistory } from './keep-embedded-history.ts';
 import { analyticsFile, openAnalytics } from './open-analytics.ts';
+import { openSecretBox, type SecretKeyInfo } from './secret-key.ts';
 import { analyticsEngineUnreachable, mainDatabaseUnreachable } from './unreachable-storage.ts';
 
 /** Everything a process needs, wired once from the configuration. */
@@ -67,8 +68,10 @@ export interface Services extends HttpServices {
   jobEvents: JobEventLog;
   jobEventFeed: JobEventFeed;
   agent: Agent;
-  /** Encrypts stored credentials; null when DOCWRIGHT_SECRET_KEY is not set. */
-  secretBox: SecretBox | null;
+  /** Encrypts stored credentials with DOCWRIGHT_SECRET_KEY, else the data directory's key file. */
+  secretBox: SecretBox;
+  /** Where that key came from, for the start-up banner. */
+  secretKey: SecretKeyInfo;
   projectSettings: ProjectSettingsService;
   /** Deletes a project with its jobs, keys, working copies and analytics. */
   projectRemoval: ProjectRemoval;
@@ -109,6 +112,14 @@ export async function openServices(
     await storage.close();
     throw mainDatabaseUnreachable(error, config.database);
   }
+  let secretBox: SecretBox;
+  let secretKey: SecretKeyInfo;
+  try {
+    ({ box: secretBox, info: secretKey } = await openSecretBox(config, storage, logger));
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
   const clock = overrides.clock ?? systemClock;
   const workSignal = new WorkSignal();
   const jobEvents = new JobEventLog(storage);
@@ -120,7 +131,6 @@ export async function openServices(
       logger.warn({ err: error }, 'job event feed: looking for new events failed; retrying'),
   });
   const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
-  const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   let analytics: AnalyticsService;
   let analyticsBackend: AnalyticsBackendConfig;
   const crawlerRangeReload = new CrawlerRangeReload({ storage, dataDir: config.dataDir, logger });
@@ -256,6 +266,7 @@ export async function openServices(
     ),
     agent: overrides.agent ?? createDocumentationAgent(config, logger, { secretBox, workspaces }),
     secretBox,
+    secretKey,
     projectSettings,
     settingsOverview: new ProjectSettingsOverview({
       agent: projectSettings,

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChildHandle, DOCWRIGHT_BIN, runCli, startChild } from '../helpers/processes.ts';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../helpers/scripted-openai-server.ts';
@@ -288,6 +290,43 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
       expect(server?.stderr()).not.toContain('embedded');
     },
   );
+
+  it('makes a secret key in the data directory on first start, so webhooks work, and says when another key is in use', async () => {
+    database = createTestDatabase();
+    const first = await serve();
+    const file = path.join(database.dir, 'secret.key');
+    expect(first.out).toContain(
+      `Secret key: created ${file} (mode 0600); it encrypts stored webhook secrets and code-host tokens: back it up with the data (DOCWRIGHT_SECRET_KEY, when set, is used instead)\n`,
+    );
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const key = readFileSync(file, 'utf8');
+    expect(key).toMatch(/^base64:[A-Za-z0-9+/]{43}=\n$/);
+    const webhook = await fetch(`${first.baseUrl}/v2/agent/${first.projectId}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/hooks' }),
+    });
+    expect(webhook.status).toBe(201);
+    server?.child.kill('SIGTERM');
+    expect(await server?.exited).toBe(0);
+
+    // The same key at the next start, which says where it is.
+    const second = await serve();
+    expect(second.out).toContain(
+      `Secret key: ${file}  (it encrypts stored webhook secrets and code-host tokens: back it up with the data)\n`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(key);
+    expect(second.out).not.toContain('another key');
+    server?.child.kill('SIGTERM');
+    expect(await server?.exited).toBe(0);
+
+    // DOCWRIGHT_SECRET_KEY wins over the file; the webhook's secret was stored with the file's key.
+    const third = await serve({ DOCWRIGHT_SECRET_KEY: 'another passphrase, not the one of the file' });
+    expect(third.out).toMatch(
+      /^Secret key: DOCWRIGHT_SECRET_KEY \(key id [0-9a-f]{8}\)\n {2}1 stored secret was encrypted with another key \(key id [0-9a-f]{8}\) than the one in use \(key id [0-9a-f]{8}, from DOCWRIGHT_SECRET_KEY\)\. Give Docwright the key it was stored with \(set DOCWRIGHT_SECRET_KEY to it, or put back the key file from the backup of the data directory\), or store it again$/m,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(key);
+  });
 
   it('keeps the first admin key for the start that serves when the first start found its port taken', async () => {
     database = createTestDatabase();

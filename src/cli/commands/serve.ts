@@ -7,9 +7,11 @@ import {
   type FirstRun,
   type FirstSignIn,
 } from '../../app/first-run.ts';
+import type { SecretKeyInfo } from '../../app/secret-key.ts';
 import { createWorker } from '../../app/services.ts';
 import { describeAnalyticsBackend } from '../../config/analytics-backend.ts';
 import type { Config } from '../../config/config.ts';
+import { anotherKey, type SecretBox } from '../../domain/secrets/secret-box.ts';
 import { signInLinkUrl } from '../../domain/users/sign-in-links.ts';
 import { buildHttpApp } from '../../http/app.ts';
 import { openContext } from '../context.ts';
@@ -58,6 +60,13 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     projectId: firstRun.project.id,
     adminKey: firstRun.newKey,
     adminKeyExpiresAt: firstRun.newKeyExpiresAt,
+    secretKey: {
+      from: services.secretKey.from,
+      file: services.secretKey.from === 'file' ? services.secretKey.file : null,
+      created: services.secretKey.created,
+      keyId: services.secretKey.keyId,
+      unreadableSecrets: services.secretKey.unreadable.count,
+    },
     model: config.model,
     modelProblem,
     database: config.database.kind,
@@ -76,6 +85,7 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
       b.adminKey
         ? `Admin API key (shown once, store it now): ${b.adminKey}  (expires ${b.adminKeyExpiresAt})`
         : 'Admin API key: created on first start; make another with `docwright keys create --project <id>`',
+      secretKeyLine(services.secretKey, services.secretBox),
       b.model === null
         ? 'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)'
         : `Model: ${b.model}${b.modelProblem ? `  (cannot be used yet: ${b.modelProblem})` : ''}`,
@@ -93,6 +103,19 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     },
     { logger, logs, graceSeconds: config.worker.shutdownGraceSeconds },
   );
+}
+
+/** Where the key for stored secrets is, and that it goes with the data; trouble with it first. */
+function secretKeyLine(key: SecretKeyInfo, box: SecretBox): string {
+  const where =
+    key.from === 'DOCWRIGHT_SECRET_KEY'
+      ? `Secret key: DOCWRIGHT_SECRET_KEY (key id ${key.keyId})`
+      : key.created
+        ? `Secret key: created ${key.file} (mode 0600); it encrypts stored webhook secrets and code-host tokens: back it up with the data (DOCWRIGHT_SECRET_KEY, when set, is used instead)`
+        : `Secret key: ${key.file}  (it encrypts stored webhook secrets and code-host tokens: back it up with the data)`;
+  if (key.unreadable.count === 0) return where;
+  const what = `${key.unreadable.count} stored secret${key.unreadable.count === 1 ? ' was' : 's were'}`;
+  return `${where}\n  ${anotherKey(what, key.unreadable.keyIds, box)}`;
 }
 
 /** The main database, and for PostgreSQL where the files (repositories, key) still are. */
