@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { randomBase32 } from '../../src/domain/ids.ts';
 import { SessionService } from '../../src/domain/sessions/session-service.ts';
 import { UserService } from '../../src/domain/users/user-service.ts';
 import type { Storage } from '../../src/storage/database.ts';
@@ -8,7 +9,7 @@ import { migrate } from '../../src/storage/migrate.ts';
 import { runCliInProcess as cli } from '../helpers/cli.ts';
 import { createBareRepository, createRepository, tempDir } from '../helpers/git-repos.ts';
 import { runCli } from '../helpers/processes.ts';
-import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/storage.ts';
+import { createTestDatabase, type TestDatabase, testBackend, testPostgresUrl } from '../helpers/storage.ts';
 import { closedPort } from '../helpers/tcp-relay.ts';
 
 /**
@@ -138,6 +139,29 @@ describe(`docwright CLI on ${testBackend}`, () => {
       `Error: Cannot reach the analytics engine, ClickHouse (http://127.0.0.1:${port}, database docs, user reader): connect ECONNREFUSED 127.0.0.1:${port}. Is it running and reachable from here? (DOCWRIGHT_ANALYTICS_URL)`,
     );
     expect(analyticsDown.stderr).not.toContain('s3cret');
+  });
+
+  it('names the setting, the server and the fix when the PostgreSQL database does not exist', async () => {
+    const name = `dw_missing_${randomBase32(10).toLowerCase()}`;
+    const url = new URL(testPostgresUrl);
+    const at = `${url.hostname}:${url.port || '5432'}`;
+    const main = await cli(['projects', 'list'], {
+      DOCWRIGHT_DATA_DIR: database.dir,
+      DATABASE_URL: `postgres://postgres:s3cret@${at}/${name}`,
+    });
+    expect(main.code).toBe(1);
+    expect(main.stderr).toBe(
+      `Error: The PostgreSQL database "${name}" does not exist on ${at} (DATABASE_URL). Create it first, then start again: createdb -h ${url.hostname} -p ${url.port || '5432'} ${name} (or CREATE DATABASE ${name}; in psql).\n`,
+    );
+    const analytics = await cli(['projects', 'list'], {
+      ...env,
+      DOCWRIGHT_ANALYTICS_URL: `postgres://postgres:s3cret@${at}/${name}`,
+    });
+    expect(analytics.code).toBe(1);
+    expect(analytics.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `Error: The PostgreSQL database "${name}" does not exist on ${at} (DOCWRIGHT_ANALYTICS_URL). Create it first, then start again: createdb -h ${url.hostname} -p ${url.port || '5432'} ${name} (or CREATE DATABASE ${name}; in psql).`,
+    );
+    expect(main.stderr + analytics.stderr).not.toContain('s3cret');
   });
 
   it('with --json, reports every kind of error as JSON on stderr', async () => {
