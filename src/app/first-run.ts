@@ -1,13 +1,13 @@
-import { execFile } from 'node:child_process';
-import { cp, mkdir, stat } from 'node:fs/promises';
+import { cp, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import type { Logger } from 'pino';
+import { randomBase32 } from '../domain/ids.ts';
 import type { ProjectInfo } from '../domain/projects/project-service.ts';
 import type { UserInfo } from '../domain/users/user-service.ts';
+import { GitRunner } from '../integrations/git/git-runner.ts';
 import type { Services } from './services.ts';
 
-const run = promisify(execFile);
 const EXAMPLE_SITE = fileURLToPath(new URL('../../examples/docs-site', import.meta.url));
 
 export interface FirstRun {
@@ -21,20 +21,34 @@ export interface FirstRun {
 /**
  * On a fresh install there is no project: create one pointing at a copy of the example
  * documentation site (a local git repository in the data dir) and an admin key for it.
+ * `docwright serve` calls it once it listens, so a start that fails (a port in use) creates
+ * nothing, and the key is printed by the start that serves.
  * Processes starting at once on a fresh database take turns (a lock of the main database), so
  * one of them creates it and the others find it.
  */
-export function ensureDefaultProject(services: Services): Promise<FirstRun> {
-  return services.storage.locks.holding(['first run'], () => createDefaultProject(services));
+export function ensureDefaultProject(services: Services, logger: Logger): Promise<FirstRun> {
+  return services.storage.locks.holding(['first run'], () => createDefaultProject(services, logger));
 }
 
-async function createDefaultProject(services: Services): Promise<FirstRun> {
+async function createDefaultProject(services: Services, logger: Logger): Promise<FirstRun> {
   const existing = await services.projects.list();
   const first = existing[0];
   if (first) return { project: first, newKey: null, newKeyExpiresAt: null };
-  const repository = path.join(services.config.dataDir, 'repos', 'example-docs');
-  await createExampleRepository(repository);
-  const project = await services.projects.create({ name: 'Example docs', repository, baseBranch: 'main' });
+  // A copy of its own for each installation: another one that used this data directory (a
+  // SQLite install moved to PostgreSQL) keeps its example repository and what was merged into it.
+  const repository = path.join(
+    services.config.dataDir,
+    'repos',
+    `example-docs-${randomBase32(8).toLowerCase()}`,
+  );
+  let project: ProjectInfo;
+  try {
+    await createExampleRepository(repository, new GitRunner({ logger }));
+    project = await services.projects.create({ name: 'Example docs', repository, baseBranch: 'main' });
+  } catch (error) {
+    await rm(repository, { recursive: true, force: true });
+    throw error;
+  }
   const { key, info } = await services.keys.create(project.id, { name: 'first-run', scope: 'admin' });
   return { project, newKey: key, newKeyExpiresAt: info.expiresAt };
 }
@@ -62,22 +76,11 @@ export async function ensureFirstSignIn(services: Services): Promise<FirstSignIn
   return { user: pending.user, token, expiresAt };
 }
 
-async function createExampleRepository(target: string): Promise<void> {
-  if (await exists(path.join(target, '.git'))) return;
+async function createExampleRepository(target: string, git: GitRunner): Promise<void> {
   await mkdir(target, { recursive: true });
   await cp(EXAMPLE_SITE, target, { recursive: true });
-  const git = (...args: string[]) =>
-    run('git', ['-c', 'user.name=Docwright', '-c', 'user.email=docwright@localhost', ...args], {
-      cwd: target,
-    });
-  await git('init', '--quiet', '--initial-branch=main');
-  await git('add', '--all');
-  await git('commit', '--quiet', '-m', 'Example documentation site');
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
+  const options = { cwd: target, config: { 'user.name': 'Docwright', 'user.email': 'docwright@localhost' } };
+  await git.run(['init', '--quiet', '--initial-branch=main'], options);
+  await git.run(['add', '--all'], options);
+  await git.run(['commit', '--quiet', '-m', 'Example documentation site'], options);
 }

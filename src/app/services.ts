@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.ts';
+import type { AnalyticsBackendConfig, Config } from '../config/config.ts';
 import type { Agent } from '../domain/agent/agent.ts';
 import type { AnalyticsService } from '../domain/analytics/analytics-service.ts';
 import type { AnalyticsOptions } from '../domain/analytics/options.ts';
@@ -24,7 +24,7 @@ import { ProjectSettingsOverview } from '../domain/projects/settings-overview.ts
 import { RateLimiter } from '../domain/rate-limit/rate-limiter.ts';
 import { ReviewService } from '../domain/review/review-service.ts';
 import { Worker } from '../domain/runner/worker.ts';
-import { SecretBox } from '../domain/secrets/secret-box.ts';
+import type { SecretBox } from '../domain/secrets/secret-box.ts';
 import { SessionService } from '../domain/sessions/session-service.ts';
 import { type SignInLimits, SignInService } from '../domain/sessions/sign-in.ts';
 import { SignInLinks } from '../domain/users/sign-in-links.ts';
@@ -45,11 +45,13 @@ import { hostRefusal } from '../integrations/network/guarded-lookup.ts';
 import { HttpWebhookTransport } from '../integrations/webhooks/http-transport.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { migrate } from '../storage/migrate.ts';
+import { listProjects } from '../storage/queries/projects.ts';
 import { adoptEmbeddedMetadata } from './adopt-embedded-metadata.ts';
 import { CrawlerRangeReload } from './crawler-range-reload.ts';
 import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
 import { keepEmbeddedHistory } from './keep-embedded-history.ts';
 import { analyticsFile, openAnalytics } from './open-analytics.ts';
+import { openSecretBox, type SecretKeyInfo } from './secret-key.ts';
 import { analyticsEngineUnreachable, mainDatabaseUnreachable } from './unreachable-storage.ts';
 
 /** Everything a process needs, wired once from the configuration. */
@@ -66,12 +68,16 @@ export interface Services extends HttpServices {
   jobEvents: JobEventLog;
   jobEventFeed: JobEventFeed;
   agent: Agent;
-  /** Encrypts stored credentials; null when DOCWRIGHT_SECRET_KEY is not set. */
-  secretBox: SecretBox | null;
+  /** Encrypts stored credentials with DOCWRIGHT_SECRET_KEY, else the data directory's key file. */
+  secretBox: SecretBox;
+  /** Where that key came from, for the start-up banner. */
+  secretKey: SecretKeyInfo;
   projectSettings: ProjectSettingsService;
   /** Deletes a project with its jobs, keys, working copies and analytics. */
   projectRemoval: ProjectRemoval;
   analytics: AnalyticsService;
+  /** Where the views are stored: the configured backend, or the embedded file an older installation keeps. */
+  analyticsBackend: AnalyticsBackendConfig;
   analyticsOptions: AnalyticsOptions;
   /** Picks up the crawler range lists `update-lists` stores (serve starts its hourly check). */
   crawlerRangeReload: CrawlerRangeReload;
@@ -106,6 +112,14 @@ export async function openServices(
     await storage.close();
     throw mainDatabaseUnreachable(error, config.database);
   }
+  let secretBox: SecretBox;
+  let secretKey: SecretKeyInfo;
+  try {
+    ({ box: secretBox, info: secretKey } = await openSecretBox(config, storage, logger));
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
   const clock = overrides.clock ?? systemClock;
   const workSignal = new WorkSignal();
   const jobEvents = new JobEventLog(storage);
@@ -117,8 +131,8 @@ export async function openServices(
       logger.warn({ err: error }, 'job event feed: looking for new events failed; retrying'),
   });
   const analyticsOptions: AnalyticsOptions = { ...config.analytics, ...overrides.analytics };
-  const secretBox = config.secretKey ? new SecretBox(config.secretKey) : null;
   let analytics: AnalyticsService;
+  let analyticsBackend: AnalyticsBackendConfig;
   const crawlerRangeReload = new CrawlerRangeReload({ storage, dataDir: config.dataDir, logger });
   try {
     // Before any view is keyed: salts of an older analytics file must be the ones used.
@@ -129,12 +143,14 @@ export async function openServices(
       logger,
       saltRetentionDays: analyticsOptions.saltRetentionDays,
     });
+    analyticsBackend = keepEmbeddedHistory(
+      config.analytics.backend,
+      analyticsFile(config.dataDir, analyticsOptions),
+      (await listProjects(storage.db)).map((project) => project.id),
+      logger,
+    );
     analytics = await openAnalytics({
-      backend: keepEmbeddedHistory(
-        config.analytics.backend,
-        analyticsFile(config.dataDir, analyticsOptions),
-        logger,
-      ),
+      backend: analyticsBackend,
       storage,
       clock,
       logger,
@@ -256,6 +272,7 @@ export async function openServices(
     ),
     agent: overrides.agent ?? createDocumentationAgent(config, logger, { secretBox, workspaces }),
     secretBox,
+    secretKey,
     projectSettings,
     settingsOverview: new ProjectSettingsOverview({
       agent: projectSettings,
@@ -289,6 +306,7 @@ export async function openServices(
       workspaces,
     ),
     analytics,
+    analyticsBackend,
     analyticsOptions,
     crawlerRangeReload,
     webhookDispatcher,

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError } from '../config/config.ts';
 import { KEY_SCOPES, ROLES } from '../domain/access/principal.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
@@ -30,6 +31,7 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .description(
       'Docwright: documentation agent jobs and docs analytics. Configured by DOCWRIGHT_* variables.',
     )
+    .version(packageJson.version, '-v, --version', 'print the version of Docwright')
     .showHelpAfterError(!jsonErrors)
     .exitOverride()
     .configureOutput({

@@ -85,7 +85,7 @@ export interface Config {
    * default `<dataDir>/repos`). The command line may name any path.
    */
   localRepositoryRoots: string[];
-  /** Key that encrypts stored credentials (code host tokens); null when not configured. */
+  /** DOCWRIGHT_SECRET_KEY, which encrypts stored secrets; null: the data directory's key file (src/app/secret-key.ts). */
   secretKey: string | null;
   /**
    * Which addresses user-given URLs may reach (webhooks, code-host APIs, git remotes):
@@ -185,7 +185,7 @@ export const SETTINGS = {
   DOCWRIGHT_GIT_CO_AUTHORS:
     'Co-authored-by trailers to add, as "Name <email>" separated by ";" (default none).',
   DOCWRIGHT_SECRET_KEY:
-    'Encrypts stored code-host credentials: a passphrase of 16+ characters or base64:<32 bytes>. Required to store credentials.',
+    'Encrypts stored webhook secrets and code-host credentials: a passphrase of 16+ characters or base64:<32 bytes>. Default: the key in secret.key in the data dir, made on first start.',
   DOCWRIGHT_ALLOW_PRIVATE_NETWORKS:
     'Non-public addresses (loopback, private, link-local, …) that webhooks, code-host API calls and git remotes may reach: false (default: public addresses only), true (any), or a comma-separated list of host names (gitlab.internal, *.corp.example), IP addresses and CIDR ranges (10.0.0.0/8).',
   DOCWRIGHT_WEBHOOKS_ALLOW_PRIVATE_NETWORKS:

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { randomBase32 } from '../../src/domain/ids.ts';
 import { SessionService } from '../../src/domain/sessions/session-service.ts';
 import { UserService } from '../../src/domain/users/user-service.ts';
 import type { Storage } from '../../src/storage/database.ts';
@@ -8,7 +9,7 @@ import { migrate } from '../../src/storage/migrate.ts';
 import { runCliInProcess as cli } from '../helpers/cli.ts';
 import { createBareRepository, createRepository, tempDir } from '../helpers/git-repos.ts';
 import { runCli } from '../helpers/processes.ts';
-import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/storage.ts';
+import { createTestDatabase, type TestDatabase, testBackend, testPostgresUrl } from '../helpers/storage.ts';
 import { closedPort } from '../helpers/tcp-relay.ts';
 
 /**
@@ -109,6 +110,15 @@ describe(`docwright CLI on ${testBackend}`, () => {
     expect(badConfig.stderr).toMatch(/Invalid configuration:\n {2}- DOCWRIGHT_PORT must be a whole number/);
   });
 
+  it('prints its version with --version and -v, exit code 0', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    // Through the binary: what a person types first to see that it is installed.
+    expect(await runCli(['--version'], env)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(await cli(['-v'], env)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
   it('says which database or analytics engine it cannot reach, where, and which setting, without credentials', async () => {
     const port = await closedPort();
     const mainDown = await cli(['projects', 'list'], {
@@ -129,6 +139,29 @@ describe(`docwright CLI on ${testBackend}`, () => {
       `Error: Cannot reach the analytics engine, ClickHouse (http://127.0.0.1:${port}, database docs, user reader): connect ECONNREFUSED 127.0.0.1:${port}. Is it running and reachable from here? (DOCWRIGHT_ANALYTICS_URL)`,
     );
     expect(analyticsDown.stderr).not.toContain('s3cret');
+  });
+
+  it('names the setting, the server and the fix when the PostgreSQL database does not exist', async () => {
+    const name = `dw_missing_${randomBase32(10).toLowerCase()}`;
+    const url = new URL(testPostgresUrl);
+    const at = `${url.hostname}:${url.port || '5432'}`;
+    const main = await cli(['projects', 'list'], {
+      DOCWRIGHT_DATA_DIR: database.dir,
+      DATABASE_URL: `postgres://postgres:s3cret@${at}/${name}`,
+    });
+    expect(main.code).toBe(1);
+    expect(main.stderr).toBe(
+      `Error: The PostgreSQL database "${name}" does not exist on ${at} (DATABASE_URL). Create it first, then start again: createdb -h ${url.hostname} -p ${url.port || '5432'} ${name} (or CREATE DATABASE ${name}; in psql).\n`,
+    );
+    const analytics = await cli(['projects', 'list'], {
+      ...env,
+      DOCWRIGHT_ANALYTICS_URL: `postgres://postgres:s3cret@${at}/${name}`,
+    });
+    expect(analytics.code).toBe(1);
+    expect(analytics.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `Error: The PostgreSQL database "${name}" does not exist on ${at} (DOCWRIGHT_ANALYTICS_URL). Create it first, then start again: createdb -h ${url.hostname} -p ${url.port || '5432'} ${name} (or CREATE DATABASE ${name}; in psql).`,
+    );
+    expect(main.stderr + analytics.stderr).not.toContain('s3cret');
   });
 
   it('with --json, reports every kind of error as JSON on stderr', async () => {

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChildHandle, DOCWRIGHT_BIN, runCli, startChild } from '../helpers/processes.ts';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../helpers/scripted-openai-server.ts';
@@ -19,11 +21,12 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     await database.drop();
   });
 
-  const serve = async (env: Record<string, string> = {}) => {
+  /** Starts `docwright serve` on `database` (or on `base`, the environment of another one). */
+  const serve = async (env: Record<string, string> = {}, base: Record<string, string> = database.env) => {
     server = await startChild(
       [DOCWRIGHT_BIN, 'serve'],
       {
-        ...database.env,
+        ...base,
         DOCWRIGHT_PORT: '0',
         DOCWRIGHT_LOG_LEVEL: 'warn',
         DOCWRIGHT_POLL_INTERVAL_MS: '50',
@@ -59,7 +62,7 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     expect(first.out).toContain(
       testBackend === 'sqlite'
         ? `Storage: SQLite in ${database.dir}; analytics: embedded (${database.dir}/analytics.sqlite)`
-        : `Storage: PostgreSQL; analytics: PostgreSQL (127.0.0.1:5432/postgres, schema ${database.env.DOCWRIGHT_DATABASE_SCHEMA})`,
+        : `Storage: PostgreSQL (127.0.0.1:5432/postgres, schema ${database.env.DOCWRIGHT_DATABASE_SCHEMA}), files in ${database.dir}; analytics: PostgreSQL (127.0.0.1:5432/postgres, schema ${database.env.DOCWRIGHT_DATABASE_SCHEMA})`,
     );
 
     // The default project is a real git repository copied from the example site.
@@ -234,6 +237,116 @@ describe(`quick start (docwright serve) on ${testBackend}`, () => {
     await expect
       .poll(warning, { timeout: 10_000 })
       .toMatch(/^the configured model cannot be used: .*set ANTHROPIC_API_KEY/);
+  });
+
+  // Someone moving a SQLite install to PostgreSQL, in the same directory with the same data directory.
+  it.runIf(testBackend === 'postgres')(
+    'a PostgreSQL install in the data directory of a SQLite one: its own example repository, and a banner that says where its views go',
+    async () => {
+      database = createTestDatabase();
+      const onSqlite = await serve({}, { DOCWRIGHT_DATA_DIR: database.dir });
+      const repository = (banner: string) =>
+        /Default project: prj_\w+ {2}\(Example docs, (.+)\)$/m.exec(banner)?.[1];
+      const sqliteRepository = repository(onSqlite.out) as string;
+      // The SQLite install's life: views in the embedded file, a change merged into its example site.
+      const ingested = await fetch(`${onSqlite.baseUrl}/v1/analytics/${onSqlite.projectId}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${onSqlite.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          events: [
+            {
+              timestamp: new Date().toISOString(),
+              path: '/',
+              userAgent: 'Mozilla/5.0 Firefox/133.0',
+              ip: '203.0.113.7',
+            },
+          ],
+        }),
+      });
+      expect(await ingested.json()).toMatchObject({ accepted: 1 });
+      execFileSync('git', ['-C', sqliteRepository, 'commit', '--allow-empty', '-qm', 'Merged: rate limits'], {
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@t',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@t',
+        },
+      });
+      server?.child.kill('SIGTERM');
+      expect(await server?.exited).toBe(0);
+
+      const onPostgres = await serve();
+      expect(onPostgres.projectId).not.toBe(onSqlite.projectId);
+      const postgresRepository = repository(onPostgres.out) as string;
+      expect(postgresRepository).not.toBe(sqliteRepository);
+      const log = execFileSync('git', ['-C', postgresRepository, 'log', '--format=%s'], { encoding: 'utf8' });
+      expect(log).toBe('Example documentation site\n');
+      // The SQLite install's views stay in its file; this install's go to PostgreSQL, and it says so, once.
+      const schema = database.env.DOCWRIGHT_DATABASE_SCHEMA;
+      expect(onPostgres.out).toContain(
+        `Storage: PostgreSQL (127.0.0.1:5432/postgres, schema ${schema}), files in ${database.dir}; analytics: PostgreSQL (127.0.0.1:5432/postgres, schema ${schema})`,
+      );
+      expect(server?.stderr()).not.toContain('embedded');
+    },
+  );
+
+  it('makes a secret key in the data directory on first start, so webhooks work, and says when another key is in use', async () => {
+    database = createTestDatabase();
+    const first = await serve();
+    const file = path.join(database.dir, 'secret.key');
+    expect(first.out).toContain(
+      `Secret key: created ${file} (mode 0600); it encrypts stored webhook secrets and code-host tokens: back it up with the data (DOCWRIGHT_SECRET_KEY, when set, is used instead)\n`,
+    );
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const key = readFileSync(file, 'utf8');
+    expect(key).toMatch(/^base64:[A-Za-z0-9+/]{43}=\n$/);
+    const webhook = await fetch(`${first.baseUrl}/v2/agent/${first.projectId}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/hooks' }),
+    });
+    expect(webhook.status).toBe(201);
+    server?.child.kill('SIGTERM');
+    expect(await server?.exited).toBe(0);
+
+    // The same key at the next start, which says where it is.
+    const second = await serve();
+    expect(second.out).toContain(
+      `Secret key: ${file}  (it encrypts stored webhook secrets and code-host tokens: back it up with the data)\n`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(key);
+    expect(second.out).not.toContain('another key');
+    server?.child.kill('SIGTERM');
+    expect(await server?.exited).toBe(0);
+
+    // DOCWRIGHT_SECRET_KEY wins over the file; the webhook's secret was stored with the file's key.
+    const third = await serve({ DOCWRIGHT_SECRET_KEY: 'another passphrase, not the one of the file' });
+    expect(third.out).toMatch(
+      /^Secret key: DOCWRIGHT_SECRET_KEY \(key id [0-9a-f]{8}\)\n {2}1 stored secret was encrypted with another key \(key id [0-9a-f]{8}\) than the one in use \(key id [0-9a-f]{8}, from DOCWRIGHT_SECRET_KEY\)\. Give Docwright the key it was stored with \(set DOCWRIGHT_SECRET_KEY to it, or put back the key file from the backup of the data directory\), or store it again$/m,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(key);
+  });
+
+  it('keeps the first admin key for the start that serves when the first start found its port taken', async () => {
+    database = createTestDatabase();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const failed = await runCli(['serve'], { ...database.env, DOCWRIGHT_PORT: String(port) });
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toBe('');
+    } finally {
+      taken.close();
+    }
+    // The README's advice: start again on another port. That start is the first to serve.
+    const started = await serve();
+    expect(started.key).toMatch(/^dw_/);
+    const jobs = await fetch(`${started.baseUrl}/v2/agent/${started.projectId}/jobs`, {
+      headers: { authorization: `Bearer ${started.key}` },
+    });
+    expect(jobs.status).toBe(200);
   });
 
   it('says which setting to change when its port is taken, and exits', async () => {

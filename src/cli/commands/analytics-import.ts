@@ -35,7 +35,7 @@ export async function analyticsImportCommand(
           format: options.format,
           fields,
           workers,
-          backend: services.config.analytics.backend,
+          backend: services.analyticsBackend,
           database: services.config.database,
           settings: services.analyticsOptions,
           dataDir: services.config.dataDir,

@@ -59,9 +59,10 @@ export async function analyticsMigrateCommand(options: MigrateOptions): Promise<
       embeddedFile: config.analytics.file ?? path.join(config.dataDir, 'analytics.sqlite'),
     };
     const target = parseAnalyticsBackend(options.to, context, problems);
+    // By default the store the server uses: an older installation on PostgreSQL keeps its embedded file.
     const source =
       options.from === undefined
-        ? config.analytics.backend
+        ? services.analyticsBackend
         : parseAnalyticsBackend(options.from, context, problems);
     if (problems.length > 0)
       throw new Error(problems.map((p) => p.replace('DOCWRIGHT_ANALYTICS_URL', '--to/--from')).join('; '));

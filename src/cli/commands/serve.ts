@@ -1,10 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import { CRAWLER_RANGE_RELOAD_EVERY_MS } from '../../app/crawler-range-reload.ts';
 import { defaultModelProblem } from '../../app/create-agent.ts';
-import { ensureDefaultProject, ensureFirstSignIn } from '../../app/first-run.ts';
+import {
+  ensureDefaultProject,
+  ensureFirstSignIn,
+  type FirstRun,
+  type FirstSignIn,
+} from '../../app/first-run.ts';
+import type { SecretKeyInfo } from '../../app/secret-key.ts';
 import { createWorker } from '../../app/services.ts';
 import { describeAnalyticsBackend } from '../../config/analytics-backend.ts';
 import type { Config } from '../../config/config.ts';
+import { anotherKey, type SecretBox } from '../../domain/secrets/secret-box.ts';
 import { signInLinkUrl } from '../../domain/users/sign-in-links.ts';
 import { buildHttpApp } from '../../http/app.ts';
 import { openContext } from '../context.ts';
@@ -14,13 +21,18 @@ import { onShutdown } from '../shutdown.ts';
 /** API and worker in one process: the embedded default. */
 export async function serveCommand(options: { json: boolean; worker: boolean }): Promise<void> {
   const { config, logger, logs, services } = await openContext();
-  const analytics = describeAnalyticsBackend(config.analytics.backend);
+  // Where the views really go: an older installation on PostgreSQL keeps its embedded file.
+  const analytics = describeAnalyticsBackend(services.analyticsBackend);
   logger.info({ analytics }, `analytics views are stored in ${analytics}`);
-  const firstRun = await ensureDefaultProject(services);
-  const firstSignIn = await ensureFirstSignIn(services);
   const app = await buildHttpApp({ services, logger });
+  let firstRun: FirstRun;
+  let firstSignIn: FirstSignIn | null;
   try {
     await app.listen({ host: config.host, port: config.port });
+    // Only once the server listens: a start that cannot (its port taken) creates no project and
+    // no admin key, so the key is shown by the start that serves instead of being lost.
+    firstRun = await ensureDefaultProject(services, logger);
+    firstSignIn = await ensureFirstSignIn(services);
   } catch (error) {
     await app.close();
     await services.close();
@@ -48,6 +60,13 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     projectId: firstRun.project.id,
     adminKey: firstRun.newKey,
     adminKeyExpiresAt: firstRun.newKeyExpiresAt,
+    secretKey: {
+      from: services.secretKey.from,
+      file: services.secretKey.from === 'file' ? services.secretKey.file : null,
+      created: services.secretKey.created,
+      keyId: services.secretKey.keyId,
+      unreadableSecrets: services.secretKey.unreadable.count,
+    },
     model: config.model,
     modelProblem,
     database: config.database.kind,
@@ -66,10 +85,11 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
       b.adminKey
         ? `Admin API key (shown once, store it now): ${b.adminKey}  (expires ${b.adminKeyExpiresAt})`
         : 'Admin API key: created on first start; make another with `docwright keys create --project <id>`',
+      secretKeyLine(services.secretKey, services.secretBox),
       b.model === null
         ? 'Model: none configured: jobs fail until you set DOCWRIGHT_MODEL and its provider key (see the README)'
         : `Model: ${b.model}${b.modelProblem ? `  (cannot be used yet: ${b.modelProblem})` : ''}`,
-      `Storage: ${b.database === 'sqlite' ? `SQLite in ${b.dataDir}` : 'PostgreSQL'}; analytics: ${b.analytics}${b.worker ? '; worker running in this process' : ''}`,
+      `Storage: ${storage(config)}; analytics: ${b.analytics}${b.worker ? '; worker running in this process' : ''}`,
     ].join('\n'),
   );
 
@@ -83,6 +103,27 @@ export async function serveCommand(options: { json: boolean; worker: boolean }):
     },
     { logger, logs, graceSeconds: config.worker.shutdownGraceSeconds },
   );
+}
+
+/** Where the key for stored secrets is, and that it goes with the data; trouble with it first. */
+function secretKeyLine(key: SecretKeyInfo, box: SecretBox): string {
+  const where =
+    key.from === 'DOCWRIGHT_SECRET_KEY'
+      ? `Secret key: DOCWRIGHT_SECRET_KEY (key id ${key.keyId})`
+      : key.created
+        ? `Secret key: created ${key.file} (mode 0600); it encrypts stored webhook secrets and code-host tokens: back it up with the data (DOCWRIGHT_SECRET_KEY, when set, is used instead)`
+        : `Secret key: ${key.file}  (it encrypts stored webhook secrets and code-host tokens: back it up with the data)`;
+  if (key.unreadable.count === 0) return where;
+  const what = `${key.unreadable.count} stored secret${key.unreadable.count === 1 ? ' was' : 's were'}`;
+  return `${where}\n  ${anotherKey(what, key.unreadable.keyIds, box)}`;
+}
+
+/** The main database, and for PostgreSQL where the files (repositories, key) still are. */
+function storage(config: Config): string {
+  const { database } = config;
+  if (database.kind === 'sqlite') return `SQLite in ${config.dataDir}`;
+  const where = describeAnalyticsBackend({ kind: 'postgres', url: database.url, schema: database.schema });
+  return `${where}, files in ${config.dataDir}`;
 }
 
 /** A listen failure worded for the person starting the server: which setting to change. */

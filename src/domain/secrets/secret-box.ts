@@ -27,10 +27,18 @@ export class SecretBox {
   private readonly key: Buffer;
   /** Short, non-secret fingerprint of the key, so operators can tell keys apart. */
   readonly keyId: string;
+  /** Where the key came from, for errors: `DOCWRIGHT_SECRET_KEY`, or the key file's path in words. */
+  readonly source: string;
 
-  constructor(configured: string) {
+  constructor(configured: string, source = 'DOCWRIGHT_SECRET_KEY') {
     this.key = deriveKey(configured);
     this.keyId = createHash('sha256').update(this.key).update('key-id').digest('hex').slice(0, 8);
+    this.source = source;
+  }
+
+  /** The key id a sealed value was stored under (null if it is not a sealed value). */
+  static keyIdOfSealed(sealed: string): string | null {
+    return SecretBox.isSealed(sealed) ? (sealed.split('.')[1] ?? null) : null;
   }
 
   seal(plaintext: string, context: string): string {
@@ -47,11 +55,7 @@ export class SecretBox {
     if (version !== VERSION || keyId === undefined || data === undefined || rest.length > 0) {
       throw new SecretBoxError('Stored secret is not in a format this version of Docwright can read');
     }
-    if (keyId !== this.keyId) {
-      throw new SecretBoxError(
-        `Stored secret was encrypted with another key (key id ${keyId}, configured key id ${this.keyId}); set DOCWRIGHT_SECRET_KEY to the key used when it was stored, or store the credentials again`,
-      );
-    }
+    if (keyId !== this.keyId) throw new SecretBoxError(anotherKey('Stored secret was', [keyId], this));
     const bytes = Buffer.from(data, 'base64url');
     if (bytes.length < IV_BYTES + TAG_BYTES) throw new SecretBoxError('Stored secret is truncated');
     const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
@@ -78,6 +82,23 @@ export class SecretBox {
   static generateKey(): string {
     return `base64:${randomBytes(32).toString('base64')}`;
   }
+}
+
+/**
+ * The key changed under stored secrets (a lost or replaced key file, another value of
+ * DOCWRIGHT_SECRET_KEY, processes that do not share one key): said as that, never as garbage.
+ * `what`: "Stored secret was", or "3 stored secrets (…) were".
+ */
+export function anotherKey(
+  what: string,
+  storedKeyIds: readonly string[],
+  box: Pick<SecretBox, 'keyId' | 'source'>,
+): string {
+  const them = /\bwere$/.test(what) ? 'them' : 'it';
+  return (
+    `${what} encrypted with another key (key id ${storedKeyIds.join(', ')}) than the one in use (key id ${box.keyId}, from ${box.source}). ` +
+    `Give Docwright the key ${them === 'it' ? 'it was' : 'they were'} stored with (set DOCWRIGHT_SECRET_KEY to it, or put back the key file from the backup of the data directory), or store ${them} again`
+  );
 }
 
 function deriveKey(configured: string): Buffer {

@@ -66,12 +66,23 @@ export const dashboardAppRoutes: FastifyPluginAsync<DashboardAppOptions> = async
 
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
+    // Someone checking that the server runs (`curl http://host:port/`) gets an answer, not a 404.
+    if (pathname === '/' && !acceptsHtml(request)) return ROOT_ANSWER;
     if (API_PATH.test(pathname) || !acceptsHtml(request)) return reply.callNotFound();
     const html = await readFile(path.join(distDir, 'index.html'), 'utf8').catch(() => null);
     if (html === null) return sendHtml(reply, 503, NOT_BUILT_PAGE);
     return sendHtml(reply, 200, html);
   });
 };
+
+/** GET / for a client that does not ask for a page: where things are. */
+const ROOT_ANSWER = {
+  status: 'ok',
+  service: 'Docwright',
+  dashboard: 'open this URL in a browser',
+  apiReference: '/docs',
+  health: '/health',
+} as const;
 
 function acceptsHtml(request: FastifyRequest): boolean {
   return /text\/html/.test(request.headers.accept ?? '');

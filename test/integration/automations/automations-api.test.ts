@@ -191,7 +191,7 @@ describe(`automations API (${testBackend})`, () => {
     expect((await t.request('POST', `${otherPath}/trigger`, { key })).status).toBe(404);
   });
 
-  it('refuses a code-change automation without DOCWRIGHT_SECRET_KEY', async () => {
+  it("creates a code-change automation on an install without DOCWRIGHT_SECRET_KEY (the data directory's key)", async () => {
     const bare = await startTestApp();
     try {
       const response = await bare.request('POST', `/v2/agent/${bare.project.id}/automations`, {
@@ -201,8 +201,8 @@ describe(`automations API (${testBackend})`, () => {
           instructions: 'Do it',
         },
       });
-      expect(response.status).toBe(400);
-      expect(((await response.json()) as { error: string }).error).toContain('DOCWRIGHT_SECRET_KEY');
+      expect(response.status).toBe(201);
+      expect(((await response.json()) as { webhookSecret: string }).webhookSecret).toMatch(/\S{20,}/);
     } finally {
       await bare.close();
     }

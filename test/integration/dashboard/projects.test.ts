@@ -175,7 +175,7 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     expect((await t.services.projects.create({ name: 'CLI', repository: outside })).repository).toBe(outside);
   });
 
-  it('shows and changes agent and analytics settings; the token is write-only and needs the secret key', async () => {
+  it("shows and changes agent and analytics settings; the token is write-only, sealed with the data directory's key", async () => {
     t = await startTestApp({
       env: { DOCWRIGHT_MODEL: 'openai:gpt-test', DOCWRIGHT_ANALYTICS_SALT_ROTATION: 'weekly' },
     });
@@ -229,12 +229,10 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
       saltRotation: 'monthly',
     });
 
-    // Without DOCWRIGHT_SECRET_KEY a token cannot be stored: 400, and nothing else changes either.
-    const noKey = await admin.request('PATCH', url, {
-      body: { agent: { draft: true, token: 'ghp_secret123' } },
-    });
-    expect(noKey.status).toBe(400);
-    expect(await error(noKey)).toMatch(/DOCWRIGHT_SECRET_KEY is not configured/);
+    // Without DOCWRIGHT_SECRET_KEY a token is stored with the data directory's key file.
+    const withFileKey = await admin.request('PATCH', url, { body: { agent: { token: 'ghp_secret123' } } });
+    expect(withFileKey.status).toBe(200);
+    expect(await withFileKey.json()).toMatchObject({ agent: { codeHost: { credentials: 'stored' } } });
     // A refused origin refuses the whole change.
     const badOrigin = await admin.request('PATCH', url, {
       body: { agent: { draft: true }, analytics: { allowedOrigins: ['docs.example.com/path'] } },

@@ -100,6 +100,24 @@ describe(`the server serves the dashboard (${testBackend})`, () => {
     expect((await get('/openapi.json', {})).status).toBe(200);
   });
 
+  it('answers GET / as curl sends it (Accept: */*) with 200 and where things are', async () => {
+    const asked: Record<string, string>[] = [{ accept: '*/*' }, {}, { accept: 'application/json' }];
+    for (const headers of asked) {
+      const response = await get('/', headers);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await response.json()).toEqual({
+        status: 'ok',
+        service: 'Docwright',
+        dashboard: 'open this URL in a browser',
+        apiReference: '/docs',
+        health: '/health',
+      });
+    }
+    // Only the root: another path a browser did not ask for stays the API's 404.
+    expect((await get('/sign-in', { accept: '*/*' })).status).toBe(404);
+  });
+
   it('leaves the dashboard out of /openapi.json', async () => {
     const document = (await (await get('/openapi.json', {})).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(document.paths).filter((p) => p === '/*' || p.startsWith('/assets'))).toEqual([]);

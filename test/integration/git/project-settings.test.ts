@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/domain/clock.ts';
 import { resolveCodeHostSettings } from '../../../src/domain/projects/code-host-settings.ts';
@@ -116,7 +118,7 @@ describe('docwright projects update', () => {
   const cli = (env: Record<string, string>, args: string[], stdin?: string) =>
     runCliInProcess(args, { DOCWRIGHT_LOG_LEVEL: 'silent', ...env }, stdin);
 
-  it('sets the model, draft setting and host, and refuses to store a token without a secret key', async () => {
+  it("sets the model, draft setting and host, and stores a token with the data directory's key or DOCWRIGHT_SECRET_KEY", async () => {
     const database = createTestDatabase();
     cleanups.push(() => database.drop());
     const created = await cli(database.env, [
@@ -163,11 +165,24 @@ describe('docwright projects update', () => {
       warnings: [],
     });
 
-    const refused = await cli(database.env, ['projects', 'update', id, '--token-stdin'], `${TOKEN}\n`);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('DOCWRIGHT_SECRET_KEY is not configured');
-    expect(refused.stderr).toContain('run the server with the same value');
-    expect(refused.stderr + refused.stdout).not.toContain(TOKEN);
+    // Without DOCWRIGHT_SECRET_KEY: sealed with the data directory's key file, which a server
+    // started on that directory uses too.
+    const withFile = await cli(database.env, ['projects', 'update', id, '--token-stdin'], `${TOKEN}\n`);
+    expect(withFile.stderr).toBe('');
+    expect(withFile.stdout).toContain('credentials:  stored (encrypted)');
+    expect(withFile.stdout).not.toContain(TOKEN);
+    const fileKey = readFileSync(path.join(database.dir, 'secret.key'), 'utf8');
+    const sealedWithFile = database.open();
+    try {
+      const opened = resolveCodeHostSettings(
+        { id, repository: 'https://github.com/acme/docs.git' },
+        JSON.parse(await rawSettings(sealedWithFile, id)) as Record<string, unknown>,
+        new SecretBox(fileKey),
+      );
+      expect(opened).toMatchObject({ kind: 'github', auth: { type: 'token', token: TOKEN } });
+    } finally {
+      await sealedWithFile.close();
+    }
 
     const keyed = { ...database.env, DOCWRIGHT_SECRET_KEY: 'a passphrase long enough for scrypt' };
     const stored = await cli(keyed, ['projects', 'update', id, '--token-stdin'], `${TOKEN}\n`);

@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../../src/domain/secrets/secret-box.ts';
+import { secretContext } from '../../../src/domain/webhooks/webhook-service.ts';
 import { refusedAddress, urlHostForms } from '../../helpers/address-forms.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { testBackend } from '../../helpers/storage.ts';
@@ -280,14 +284,25 @@ describe(`webhooks API (${testBackend})`, () => {
     });
   });
 
-  it('refuses to create an endpoint without DOCWRIGHT_SECRET_KEY', async () => {
+  it("creates an endpoint on an install without DOCWRIGHT_SECRET_KEY, its secret sealed with the data directory's key", async () => {
     const bare = await startTestApp();
     try {
       const response = await bare.request('POST', `/v2/agent/${bare.project.id}/webhooks`, {
         body: { url: 'https://example.com/' },
       });
-      expect(response.status).toBe(400);
-      expect(((await response.json()) as { error: string }).error).toContain('DOCWRIGHT_SECRET_KEY');
+      expect(response.status).toBe(201);
+      const { id, secret } = await json<EndpointBody & { secret: string }>(response);
+      expect(bare.services.secretKey).toMatchObject({
+        from: 'file',
+        file: join(bare.database.dir, 'secret.key'),
+      });
+      const stored = await bare.services.storage.db
+        .selectFrom('webhook_endpoints')
+        .select('secret')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      const fileKey = new SecretBox(readFileSync(join(bare.database.dir, 'secret.key'), 'utf8'));
+      expect(fileKey.open(stored.secret, secretContext(id))).toBe(secret);
     } finally {
       await bare.close();
     }

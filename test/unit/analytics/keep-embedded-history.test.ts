@@ -50,7 +50,7 @@ describe('an older installation on PostgreSQL with its views in the embedded fil
   it('stays on the embedded engine when no DOCWRIGHT_ANALYTICS_URL chose, and says how to move on', async () => {
     const file = await embeddedFile(3);
     const { logger, lines } = warnings();
-    expect(keepEmbeddedHistory(implicit, file, logger)).toEqual({ kind: 'embedded', file });
+    expect(keepEmbeddedHistory(implicit, file, ['prj'], logger)).toEqual({ kind: 'embedded', file });
     expect(lines.join('')).toContain('DOCWRIGHT_ANALYTICS_URL');
     expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ views: 3 });
   });
@@ -59,12 +59,21 @@ describe('an older installation on PostgreSQL with its views in the embedded fil
     const empty = await embeddedFile(0);
     const full = await embeddedFile(2);
     const { logger, lines } = warnings();
-    expect(keepEmbeddedHistory(implicit, empty, logger)).toBe(implicit);
-    expect(keepEmbeddedHistory(implicit, path.join(path.dirname(empty), 'missing.sqlite'), logger)).toBe(
-      implicit,
-    );
+    expect(keepEmbeddedHistory(implicit, empty, ['prj'], logger)).toBe(implicit);
+    expect(
+      keepEmbeddedHistory(implicit, path.join(path.dirname(empty), 'missing.sqlite'), ['prj'], logger),
+    ).toBe(implicit);
     const explicit: AnalyticsBackendConfig = { kind: 'postgres', url: 'postgres://db/docs', schema: null };
-    expect(keepEmbeddedHistory(explicit, full, logger)).toBe(explicit);
+    expect(keepEmbeddedHistory(explicit, full, ['prj'], logger)).toBe(explicit);
+    expect(lines).toEqual([]);
+  });
+
+  it("takes PostgreSQL when the file's views are another installation's (a SQLite install that shared the data directory)", async () => {
+    const file = await embeddedFile(3);
+    const { logger, lines } = warnings();
+    // A fresh PostgreSQL database has no projects yet; a later start has its own, not the file's.
+    expect(keepEmbeddedHistory(implicit, file, [], logger)).toBe(implicit);
+    expect(keepEmbeddedHistory(implicit, file, ['prj_of_the_postgresql_install'], logger)).toBe(implicit);
     expect(lines).toEqual([]);
   });
 });

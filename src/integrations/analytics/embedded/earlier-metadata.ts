@@ -51,15 +51,22 @@ export function removeEmbeddedSalts(
   });
 }
 
-/** How many views the file holds (0 when it has no views table yet). */
-export function embeddedViewCount(file: string): number {
+/**
+ * How many views of these projects the file holds (0 when it has no views table yet): the
+ * views of another installation that shared the data directory are not counted.
+ */
+export function embeddedViewCount(file: string, projectIds: readonly string[]): number {
+  if (projectIds.length === 0) return 0;
   const sqlite = new SqliteDatabase(file, { fileMustExist: true, readonly: true, timeout: 15_000 });
   try {
     const chunks = sqlite
       .prepare("select 1 from sqlite_master where type = 'table' and name = 'chunks'")
       .get();
     if (!chunks) return 0;
-    return Number(sqlite.prepare('select coalesce(sum(count), 0) from chunks').pluck().get());
+    const count = sqlite.prepare(
+      'select coalesce(sum(c.count), 0) from chunks c join projects p on p.no = c.project where p.value = ?',
+    );
+    return projectIds.reduce((sum, id) => sum + Number(count.pluck().get(id)), 0);
   } finally {
     sqlite.close();
   }
