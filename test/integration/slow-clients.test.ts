@@ -86,7 +86,7 @@ describe(`slow clients on ${testBackend}`, () => {
       env: {
         DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: '1',
         DOCWRIGHT_BODY_TIMEOUT_SECONDS: '2',
-        DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: '3',
+        DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: '4',
         DOCWRIGHT_ANALYTICS_INGEST_CONCURRENCY: '1',
       },
     });
@@ -102,8 +102,8 @@ describe(`slow clients on ${testBackend}`, () => {
       unknownRoute: open(app, stalledPost('/v1/nothing-here')),
       webhookNotJson: open(app, stalledPost(`/v1/hooks/gitlab/${p}`, { 'content-type': 'text/xml' })),
       keyedJob: open(app, stalledPost(`/v2/agent/${p}/job`, key)),
-      // The first holds the one slot until its body's bound (2 s), the second then until the
-      // whole request's (3 s); the third waits for a slot until the whole request's bound.
+      // Whichever is authenticated first holds the one slot until its body's bound (2 s), the
+      // next then until the whole request's (4 s); the last waits for a slot until that bound.
       keyedIngestion: open(app, stalledPost(`/v1/analytics/${p}/events`, key)),
       keyedIngestionNext: open(app, stalledPost(`/v1/analytics/${p}/events`, key)),
       keyedIngestionWaiting: open(app, stalledPost(`/v1/analytics/${p}/events`, key)),
@@ -115,7 +115,7 @@ describe(`slow clients on ${testBackend}`, () => {
         Object.entries(cases).map(async ([name, client]) => [name, await client.closed] as const),
       ),
     );
-    // The longest bound is the whole request's, 3 s; Node checks it every quarter of the headers' bound.
+    // The longest bound is the whole request's, 4 s; Node checks it every quarter of the headers' bound.
     for (const [name, outcome] of Object.entries(outcomes)) {
       expect(outcome.afterMs, `${name} closed in time`).toBeLessThan(8_000);
     }
@@ -134,12 +134,18 @@ describe(`slow clients on ${testBackend}`, () => {
       expect(errorOf(outcomes[name])).toMatch(/did not arrive within 2 s/);
       expect(outcomes[name]?.afterMs, name).toBeGreaterThanOrEqual(1_900);
     }
-    expect(outcomes.keyedIngestion?.status).toBe(408);
-    expect(errorOf(outcomes.keyedIngestion)).toMatch(/did not arrive within 2 s/);
-    for (const name of ['keyedIngestionNext', 'keyedIngestionWaiting'] as const) {
-      expect(outcomes[name]?.status, name).toBe(408);
-      expect(errorOf(outcomes[name])).toMatch(/all of it \(with any wait for an ingestion slot\) within 3 s/);
-    }
+    // Which of the three reaches the gate first depends on how fast each key is looked up.
+    const ingestion = (['keyedIngestion', 'keyedIngestionNext', 'keyedIngestionWaiting'] as const).map(
+      (name) => outcomes[name],
+    );
+    expect(ingestion.map((outcome) => outcome?.status)).toEqual([408, 408, 408]);
+    // The first admitted is cut by its body's bound, the last by the whole request's while it
+    // waits; the middle one meets both bounds at about 4 s, so either may cut it.
+    const bodyBound = ingestion.filter((o) => /did not arrive within 2 s/.test(errorOf(o) ?? '')).length;
+    const requestBound = ingestion.filter((o) =>
+      /all of it \(with any wait for an ingestion slot\) within 4 s/.test(errorOf(o) ?? ''),
+    ).length;
+    expect([bodyBound + requestBound, Math.min(bodyBound, requestBound)]).toEqual([3, 1]);
     // Nothing holds a slot or waits for one any more, and nothing went wrong on the way.
     expect([app.app.ingestGate.inside, app.app.ingestGate.waiting]).toEqual([0, 0]);
     expect(warnings).toEqual([]);
