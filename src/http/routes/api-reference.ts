@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyPluginAsync } from 'fastify';
+import { pageSecurityHeaders } from '../page-security-headers.ts';
 
 export interface ApiReferenceOptions {
   /** Where the API is served for people (DOCWRIGHT_PUBLIC_URL): "Try it out" calls it. */
@@ -60,25 +61,11 @@ const BRAND_STYLE = `
  */
 function securityHeaders(publicUrl: string): Record<string, string> {
   const publicOrigin = URL.parse(publicUrl)?.origin;
-  const connect = ["'self'", ...(publicOrigin && publicOrigin !== 'null' ? [publicOrigin] : [])];
-  return {
-    'content-security-policy': [
-      "default-src 'self'",
-      "script-src 'self'",
-      "script-src-attr 'none'",
-      "style-src 'self'",
-      "img-src 'self' data:",
-      `connect-src ${connect.join(' ')}`,
-      "object-src 'none'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-    ].join('; '),
-    'x-frame-options': 'DENY',
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'cross-origin-opener-policy': 'same-origin',
-  };
+  return pageSecurityHeaders({
+    img: ['data:'],
+    connect: publicOrigin && publicOrigin !== 'null' ? [publicOrigin] : [],
+    scriptAttrNone: true,
+  });
 }
 
 /** /docs: the API reference (Swagger UI over /openapi.json), with Docwright's name on it. */

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { pageSecurityHeaders } from '../page-security-headers.ts';
 
 export interface DashboardAppOptions {
   /** The built dashboard (`npm run build:dashboard`): index.html and assets/. */
@@ -11,24 +12,7 @@ export interface DashboardAppOptions {
 
 export const DEFAULT_DASHBOARD_DIR = path.resolve(import.meta.dirname, '../../../dist/dashboard');
 
-// Scripts, styles and everything else from this origin only; never framed; no <base> tricks.
-const SECURITY_HEADERS = {
-  'content-security-policy': [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self'",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; '),
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-};
+const SECURITY_HEADERS = pageSecurityHeaders();
 
 /** Paths that belong to the API: they keep its JSON 404 rather than getting the application. */
 const API_PATH =
