@@ -55,9 +55,14 @@ interface ConfirmDialogProps {
   error?: unknown;
   /** A word the person must type before a destructive action goes ahead (a project's name). */
   typeToConfirm?: string;
+  /**
+   * The confirm button's look: red for what destroys or cannot be taken back (the default),
+   * the page's primary blue for an action that only asks to be sure (a merge).
+   */
+  confirmVariant?: 'danger' | 'primary';
 }
 
-/** Asks before a destructive action; the action's error, if any, is shown in the dialog. */
+/** Asks before an action (destructive ones by default); its error, if any, is shown in the dialog. */
 export function ConfirmDialog({
   open,
   title,
@@ -68,6 +73,7 @@ export function ConfirmDialog({
   busy = false,
   error,
   typeToConfirm,
+  confirmVariant = 'danger',
 }: ConfirmDialogProps) {
   return (
     <Dialog open={open} title={title} onClose={onCancel}>
@@ -78,6 +84,7 @@ export function ConfirmDialog({
         busy={busy}
         error={error}
         typeToConfirm={typeToConfirm}
+        confirmVariant={confirmVariant}
       >
         {children}
       </ConfirmBody>
@@ -93,6 +100,7 @@ function ConfirmBody({
   busy,
   error,
   typeToConfirm,
+  confirmVariant,
 }: Omit<ConfirmDialogProps, 'open' | 'title'>) {
   const [typed, setTyped] = useState('');
   const ready = typeToConfirm === undefined || typed.trim() === typeToConfirm;
@@ -121,7 +129,7 @@ function ConfirmBody({
         <Button onClick={onCancel} autoFocus>
           Cancel
         </Button>
-        <Button type="submit" variant="danger" busy={busy} disabled={!ready}>
+        <Button type="submit" variant={confirmVariant ?? 'danger'} busy={busy} disabled={!ready}>
           {confirmLabel}
         </Button>
       </div>

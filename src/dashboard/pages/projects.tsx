@@ -3,6 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { useCreateProject, useDeleteProject, useProjects } from '../api/projects.ts';
 import type { ProjectPayload } from '../api/types.ts';
 import { Button } from '../components/button.tsx';
+import { CopyButton } from '../components/copy-button.tsx';
 import { lastProject, projectPath } from '../components/current-project.ts';
 import { useCan } from '../components/current-user.tsx';
 import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
@@ -13,7 +14,7 @@ import { EmptyState, QueryView } from '../components/states.tsx';
 import { Table } from '../components/table.tsx';
 import { useToast } from '../components/toasts.tsx';
 
-/** Every project: open one, and for owners create (repository checked first) and delete. */
+/** Every project, with its id to copy: open one, and for owners create (repository checked first) and delete. */
 export default function ProjectsPage() {
   const projects = useProjects();
   const owner = useCan('manage');
@@ -58,6 +59,16 @@ export default function ProjectsPage() {
                       </Link>
                       {project.id === current && <span className="badge badge--accent">current</span>}
                     </>
+                  ),
+                },
+                {
+                  // API paths, the tracker tag and the CLI name the project by its id.
+                  header: 'Project id',
+                  cell: (project) => (
+                    <span className="id-cell">
+                      <code data-testid="project-id">{project.id}</code>
+                      <CopyButton small value={project.id} what={`project id of ${project.name}`} />
+                    </span>
                   ),
                 },
                 {

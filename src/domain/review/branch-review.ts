@@ -62,6 +62,14 @@ export interface MergeResult {
 /** Describes and merges branches of a repository on this machine. */
 export interface BranchReviewer {
   describe(target: ReviewTarget): Promise<BranchReview>;
+  /**
+   * The state of each of `branches` against one base branch, as `describe` would say it, in a
+   * couple of git calls whatever their number (a page of the jobs list asks for them all).
+   */
+  branchStates(
+    target: Omit<ReviewTarget, 'branch'>,
+    branches: readonly string[],
+  ): Promise<Map<string, BranchReview['state']>>;
   /** Merges the branch into its base branch; a DomainError `conflict` when it cannot. */
   merge(target: ReviewTarget): Promise<MergeResult>;
 }

@@ -1,5 +1,5 @@
 import type { Storage } from '../../storage/database.ts';
-import { findJob } from '../../storage/queries/jobs.ts';
+import { findJob, findJobs } from '../../storage/queries/jobs.ts';
 import type { JobRow } from '../../storage/schema.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
 import { isLocalRepository } from '../projects/code-host-settings.ts';
@@ -74,6 +74,45 @@ export class ReviewService {
       if (error instanceof DomainError && error.kind === 'not_found') return unavailable(elsewhere);
       throw error;
     }
+  }
+
+  /**
+   * The review state of each of these jobs (a page of the list) that has a review on this
+   * machine: a local repository's job with its review link. Read from the repository as it is
+   * now, as the job's page reads it, so a branch merged by hand shows merged too. One pair of
+   * git calls per repository and base branch; a repository that is gone leaves its jobs out.
+   */
+  async localReviewStates(
+    projectId: string,
+    jobIds: readonly string[],
+  ): Promise<Map<string, BranchReview['state']>> {
+    const rows = (await findJobs(this.storage.db, projectId, jobIds)).filter(
+      (row) => row.pr_link !== null && isLocalRepository(row.repository),
+    );
+    const groups = new Map<string, JobRow[]>();
+    for (const row of rows) {
+      const key = JSON.stringify([row.repository, row.base_branch]);
+      groups.set(key, [...(groups.get(key) ?? []), row]);
+    }
+    const states = new Map<string, BranchReview['state']>();
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        const [{ repository, base_branch: baseBranch }] = group as [JobRow, ...JobRow[]];
+        try {
+          const byBranch = await this.reviewer.branchStates(
+            { repository, baseBranch },
+            group.map((row) => row.branch),
+          );
+          for (const row of group) {
+            const state = byBranch.get(row.branch);
+            if (state) states.set(row.id, state);
+          }
+        } catch (error) {
+          if (!(error instanceof DomainError && error.kind === 'not_found')) throw error;
+        }
+      }),
+    );
+    return states;
   }
 
   /** Merges a local job's branch; a job of a remote repository is merged on its code host (409). */

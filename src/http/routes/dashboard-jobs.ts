@@ -15,11 +15,15 @@ const JobPathParams = Type.Object({
   jobId: Type.String({ minLength: 1, maxLength: 64, description: 'The job id.' }),
 });
 
-/** A job in the dashboard's list: the Job of the public API, with two more fields. */
+/** A job in the dashboard's list: the Job of the public API, with three more fields. */
 export const DashboardJob = Type.Object({
   ...Job.properties,
   title: Type.String({ description: 'The first prompt, on one line, cut near 200 characters.' }),
   turns: Type.Integer({ description: 'Prompts sent to the job: the first and every follow-up.' }),
+  reviewState: Type.Union([Type.Enum(['open', 'merged', 'missing']), Type.Null()], {
+    description:
+      'For a job of a repository on this machine with a review link: its branch against the base branch, read from the repository now (merged: everything on it is in the base branch; missing: no such branch). null for other jobs.',
+  }),
 });
 export type DashboardJobType = Static<typeof DashboardJob>;
 
@@ -64,13 +68,20 @@ export const dashboardJobRoutes: FastifyPluginAsyncTypebox<DashboardJobRoutesOpt
         response: { 200: DashboardJobList, ...dashboardErrors },
       },
     },
-    (request) =>
-      jobs.listSummaries(request.params.projectId, {
+    async (request) => {
+      const { projectId } = request.params;
+      const page = await jobs.listSummaries(projectId, {
         status: request.query.status,
         q: request.query.q,
         limit: request.query.limit ?? 20,
         cursor: request.query.cursor,
-      }),
+      });
+      const states = await review.localReviewStates(
+        projectId,
+        page.jobs.map((job) => job.id),
+      );
+      return { ...page, jobs: page.jobs.map((job) => ({ ...job, reviewState: states.get(job.id) ?? null })) };
+    },
   );
 
   app.get(

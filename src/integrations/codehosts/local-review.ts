@@ -109,6 +109,36 @@ export class LocalReview implements BranchReviewer {
     };
   }
 
+  /**
+   * `merged` when a branch's tip is in the base branch (what `describe` calls merged: no commit
+   * of its own left), `missing` when the repository has no such branch, else `open`.
+   */
+  async branchStates(
+    target: Omit<ReviewTarget, 'branch'>,
+    branches: readonly string[],
+  ): Promise<Map<string, BranchReview['state']>> {
+    const states = new Map<string, BranchReview['state']>();
+    if (branches.length === 0) return states;
+    const repo = await this.repository({ ...target, branch: '' });
+    const refs = target.refs === 'mirrored' ? 'refs/remotes/origin' : 'refs/heads';
+    const base = await this.resolve(repo, `${refs}/${target.baseBranch}`);
+    if (base === null) throw notFound(`Base branch "${target.baseBranch}" does not exist in ${repo}`);
+    // Full ref names as patterns: for-each-ref lists only those (and refs below them, left out here).
+    const patterns = branches.map((branch) => `${refs}/${branch}`);
+    const listed = (output: string) => new Set(output.split('\n').filter((line) => line !== ''));
+    const [present, merged] = await Promise.all([
+      this.run(['for-each-ref', '--format=%(refname)', ...patterns], repo).then((r) => listed(r.stdout)),
+      this.run(['for-each-ref', '--format=%(refname)', `--merged=${base}`, ...patterns], repo).then((r) =>
+        listed(r.stdout),
+      ),
+    ]);
+    for (const branch of branches) {
+      const ref = `${refs}/${branch}`;
+      states.set(branch, merged.has(ref) ? 'merged' : present.has(ref) ? 'open' : 'missing');
+    }
+    return states;
+  }
+
   /** Merges the branch into the base branch with a merge commit; refuses on conflict. */
   async merge(target: ReviewTarget): Promise<MergeResult> {
     const repo = await this.repository(target);

@@ -21,6 +21,17 @@ export function findJobById(db: Executor, id: string): Promise<JobRow | undefine
   return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The jobs of this project among `ids` (a page of a list), in no particular order. */
+export async function findJobs(db: Executor, projectId: string, ids: readonly string[]): Promise<JobRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
 export async function listJobIds(db: Executor, projectId: string): Promise<string[]> {
   const rows = await db.selectFrom('jobs').select('id').where('project_id', '=', projectId).execute();
   return rows.map((r) => r.id);

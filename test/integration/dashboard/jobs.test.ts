@@ -79,9 +79,11 @@ describe(`dashboard job endpoints on ${testBackend}`, () => {
       [first.id, expect.stringMatching(/^Rewrite the quickstart (with many careful words )+\w+…$/), 1],
     ]);
     expect(all.jobs[1]?.title.length).toBeLessThanOrEqual(201);
-    // Each is the job as the public API shows it, plus title and turns.
-    const { title: _title, turns: _turns, ...job } = all.jobs[0] as DashboardJobType;
+    // Each is the job as the public API shows it, plus title, turns and the review's state
+    // (null: the job has no review link yet).
+    const { title: _title, turns: _turns, reviewState, ...job } = all.jobs[0] as DashboardJobType;
     expect(job).toEqual(await t.services.jobs.get(project.id, second.id));
+    expect(reviewState).toBeNull();
 
     expect((await list('?q=retry')).jobs.map((j) => j.id)).toEqual([second.id]);
     expect((await list('?q=QUICKSTART&status=archived')).jobs.map((j) => j.id)).toEqual([first.id]);
@@ -115,8 +117,23 @@ describe(`dashboard job endpoints on ${testBackend}`, () => {
     expect(changes.diff).toContain('+New text.');
     expect(changes.commits.map((c) => c.subject)).toEqual(['Agent: guide.md']);
 
+    // The list tells a local review's state, read from the repository (the agent's push set the link).
+    await t.services.storage.db
+      .updateTable('jobs')
+      .set({ pr_link: `http://127.0.0.1/review/${job.id}` })
+      .where('id', '=', job.id)
+      .execute();
+    const listed = async () =>
+      (
+        (await (await session.request('GET', `/dashboard/api/projects/${project.id}/jobs`)).json()) as {
+          jobs: DashboardJobType[];
+        }
+      ).jobs.find((j) => j.id === job.id)?.reviewState;
+    expect(await listed()).toBe('open');
+
     const merged = await session.request('POST', `${url}/merge`);
     expect(merged.status).toBe(200);
+    expect(await listed()).toBe('merged');
     const { sha } = (await merged.json()) as { merged: true; sha: string };
     expect(git(repo, 'rev-parse', 'main').trim()).toBe(sha);
     expect(git(repo, 'show', 'main:guide.md')).toBe('# Guide\n\nNew text.\n');

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import crawlerUserAgents from 'crawler-user-agents';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import {
   LOOK_TIMEOUT_MS,
   LOOKS,
   launchChromium,
+  PHONE,
   saveScreenshot,
   signInThroughForm,
 } from './browser.ts';
@@ -27,6 +30,40 @@ const ZONE = 'Europe/Berlin';
 const FROM = '2025-03-01';
 const TO = '2025-03-07';
 const QUERY = { dateFrom: '2025-03-01T00:00:00+01:00', dateTo: '2025-03-08T00:00:00+01:00' };
+/** A page whose path must wrap on a phone: after its slashes and hyphens, never inside a word. */
+const LONG_PATH = '/reference/api/authentication-and-authorization-with-personal-access-tokens';
+
+/**
+ * Evaluated in the page: the cells of the page's tables with a line that ends inside a word: a
+ * line may end after a space, a slash or a hyphen (or before a space), nowhere else ("page" then
+ * "-0" is a broken word too). Each character's box says its line.
+ */
+const MID_WORD_BREAKS = `(() => {
+  const breakAfter = /[\\s\\/\\-\\u2010-\\u2014]/u;
+  const broken = [];
+  for (const cell of document.querySelectorAll('main td, main th')) {
+    const chars = [];
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.data.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (box) chars.push({ ch: node.data[i], top: box.top });
+      }
+    }
+    for (let i = 1; i < chars.length; i++) {
+      const before = chars[i - 1];
+      const after = chars[i];
+      if (after.top > before.top + 2 && !breakAfter.test(before.ch) && !/\\s/.test(after.ch)) {
+        broken.push(cell.textContent.trim() + ' (between ' + before.ch + ' and ' + after.ch + ')');
+        break;
+      }
+    }
+  }
+  return broken;
+})()`;
 
 /** What the tests read of the page's elements (this file's Node types know no DOM). */
 interface DomNode {
@@ -126,24 +163,54 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
         ),
       );
   const number = (text: string) => Number(text.replace(/[^\d]/g, ''));
-  const pageRow = ([path, human, ai, total, aiAssistant, aiSearch, aiTraining, aiOther]: string[]) => ({
-    path,
-    ...Object.fromEntries(
-      Object.entries({ human, ai, total, aiAssistant, aiSearch, aiTraining, aiOther }).map(([k, v]) => [
-        k,
-        number(v ?? ''),
-      ]),
-    ),
+  /** The top pages' rows as the page shows them, by column name. */
+  const topPages = (page: Page) =>
+    page.locator('[data-testid=top-pages] table').evaluate((table) => {
+      const node = table as unknown as DomNode;
+      const headers = Array.from(node.querySelectorAll('thead th'), (th) => th.textContent?.trim() ?? '');
+      return Array.from(node.querySelectorAll('tbody tr'), (row) =>
+        Object.fromEntries(
+          Array.from(row.querySelectorAll('td'), (cell, i) => [
+            headers[i] ?? '',
+            cell.textContent?.trim() ?? '',
+          ]),
+        ),
+      );
+    });
+  /**
+   * An API row as the page shows it with the default setting (crawlers not counted as AI): the
+   * crawlers' columns after Total, and no assistants' column (it equals AI).
+   */
+  const shownRow = (row: PageRow) => ({
+    Page: row.path,
+    Human: String(row.human),
+    AI: String(row.ai),
+    Total: String(row.total),
+    'Search crawlers': String(row.aiSearch),
+    'Training crawlers': String(row.aiTraining),
+    'Other crawlers': String(row.aiOther),
   });
   /** The numbers of a totals card, by their data-count names. */
   const shownTotals = async (page: Page, testId: string) => {
     const shown = await page
       .locator(`[data-testid=${testId}] [data-count]`)
       .evaluateAll((cells) =>
-        Object.fromEntries(cells.map((c) => [c.getAttribute('data-count'), c.textContent ?? ''])),
+        Object.fromEntries(
+          (cells as unknown as DomNode[]).map((c) => [c.getAttribute('data-count'), c.textContent ?? '']),
+        ),
       );
     return Object.fromEntries(Object.entries(shown).map(([k, v]) => [k, number(v as string)]));
   };
+  /** A totals card as the page shows the API's counts with the default setting: crawlers apart. */
+  const defaultTotals = (c: Counts) => ({
+    total: c.total,
+    human: c.human,
+    ai: c.ai,
+    aiCrawlers: c.aiSearch + c.aiTraining + c.aiOther,
+    aiSearch: c.aiSearch,
+    aiTraining: c.aiTraining,
+    aiOther: c.aiOther,
+  });
 
   it("shows the export API's numbers for the viewer's days: totals, top pages with paging, chart data, breakdown", async () => {
     const { page, context, errors, requests } = await open();
@@ -166,12 +233,13 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
       ['total-visitors', visitors.totals],
       ['total-views', views.totals],
     ] as const) {
-      expect(await shownTotals(page, testId), testId).toEqual(totals);
+      expect(await shownTotals(page, testId), testId).toEqual(defaultTotals(totals));
+      // With the default setting every AI view is an assistant's: AI needs no split of its own.
+      expect(totals.aiAssistant, testId).toBe(totals.ai);
     }
 
     // The first page of top pages equals the API's first 25 rows, in order.
-    const rows = (await tableRows(page, '[data-testid=top-pages]')).map(pageRow);
-    expect(rows).toEqual(visitors.visitors);
+    expect(await topPages(page)).toEqual(visitors.visitors.map(shownRow));
     expect(visitors.hasMore).toBe(true);
 
     // The next page equals offset 25.
@@ -255,8 +323,8 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
           .map((u) => u.pathname.split('/').at(-1)),
       )
       .toEqual(expect.arrayContaining(['visitors', 'timeseries', 'breakdown']));
-    expect(await shownTotals(page, 'total-visitors')).toEqual(verified.totals);
-    expect((await tableRows(page, '[data-testid=top-pages]')).map(pageRow)).toEqual(verified.visitors);
+    expect(await shownTotals(page, 'total-visitors')).toEqual(defaultTotals(verified.totals));
+    expect(await topPages(page)).toEqual(verified.visitors.map(shownRow));
     const { operators } = await api<{ operators: { operator: string; visitors: number }[] }>('breakdown', {
       verifiedOnly: 'true',
     });
@@ -366,6 +434,163 @@ describe(`the analytics page in Chromium (${testBackend})`, () => {
     await context.close();
   });
 
+  /** The numbers of the parts that add up to `name` in a totals card. */
+  const partsOf = async (page: Page, testId: string, name: string) =>
+    (
+      await page
+        .locator(`[data-testid=${testId}] [data-sum-of=${name}] [data-count]`)
+        .evaluateAll((cells) => (cells as unknown as DomNode[]).map((c) => c.textContent ?? ''))
+    ).map(number);
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  const patchSettings = async (body: Record<string, unknown>) => {
+    const response = await t.request('PATCH', `/v1/analytics/${t.project.id}/settings`, { body });
+    expect(response.status).toBe(200);
+  };
+
+  it('puts the parts of a number beside it only when they add up to it: crawlers apart, or AI by purpose', async () => {
+    const { page, context, errors } = await open();
+    try {
+      await page.goto(analyticsUrl());
+      await ready(page);
+      for (const testId of ['total-visitors', 'total-views']) {
+        const shown = await shownTotals(page, testId);
+        // The test's people and agents never share an address: human and AI add up to the total.
+        expect((shown.human ?? 0) + (shown.ai ?? 0), testId).toBe(shown.total);
+        // AI is assistants only: no purposes under it; the crawlers have their own total, and parts.
+        expect(await partsOf(page, testId, 'ai'), testId).toEqual([]);
+        expect(shown.aiCrawlers, testId).toBeGreaterThan(0);
+        expect(sum(await partsOf(page, testId, 'aiCrawlers')), testId).toBe(shown.aiCrawlers);
+      }
+      expect(await page.getByText('AI crawlers, not counted in AI').count()).toBe(2);
+
+      // Counted as AI (the project's setting), the crawlers are parts of AI.
+      await patchSettings({ countAiCrawlersAsAi: true });
+      await page.reload();
+      await ready(page);
+      await page.locator('[data-testid=total-visitors] [data-sum-of=ai]').waitFor();
+      const api = await t.request(
+        'GET',
+        `/v1/analytics/${t.project.id}/visitors?${new URLSearchParams({ ...QUERY, limit: '25' })}`,
+      );
+      const counted = (await api.json()) as { totals: Counts; visitors: PageRow[] };
+      for (const testId of ['total-visitors', 'total-views']) {
+        const shown = await shownTotals(page, testId);
+        expect(shown.aiCrawlers, testId).toBeUndefined();
+        expect(shown.ai, testId).toBeGreaterThan(0);
+        expect(sum(await partsOf(page, testId, 'ai')), testId).toBe(shown.ai);
+      }
+      expect(await shownTotals(page, 'total-visitors')).toEqual({
+        total: counted.totals.total,
+        human: counted.totals.human,
+        ai: counted.totals.ai,
+        aiAssistant: counted.totals.aiAssistant,
+        aiSearch: counted.totals.aiSearch,
+        aiTraining: counted.totals.aiTraining,
+        aiOther: counted.totals.aiOther,
+      });
+      // The top pages too: AI, then its four purposes, which add up to it.
+      const rows = await topPages(page);
+      expect(rows.map((r) => r.Page)).toEqual(counted.visitors.map((r) => r.path));
+      for (const row of rows) {
+        const parts = ['AI assistants', 'AI search', 'AI training', 'Other AI'].map((h) =>
+          number(row[h] ?? ''),
+        );
+        expect(sum(parts), row.Page).toBe(number(row.AI ?? ''));
+      }
+      expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    } finally {
+      await patchSettings({ countAiCrawlersAsAi: false });
+      await context.close();
+    }
+  }, 60_000);
+
+  it('says that a visitor counts once per day when the days span several (the salt rotation)', async () => {
+    const { page, context } = await open();
+    try {
+      await page.goto(analyticsUrl());
+      await ready(page);
+      const note = page.getByTestId('visitor-count-note');
+      expect(await note.textContent()).toMatch(
+        /^A visitor counts once per UTC day: .*visitor-days, not people\.$/,
+      );
+      // Visitor ids that never rotate: a visitor is one over any range, and the page says nothing.
+      await patchSettings({ saltRotation: 'never' });
+      await page.reload();
+      await ready(page);
+      await page.locator('[data-testid=total-visitors] [data-count=total]').waitFor();
+      expect(await note.count()).toBe(0);
+      await patchSettings({ saltRotation: 'weekly' });
+      await page.reload();
+      await ready(page);
+      expect(await note.textContent()).toContain('once per week (Monday to Sunday, UTC)');
+    } finally {
+      await patchSettings({ saltRotation: null });
+      await context.close();
+    }
+  });
+
+  it('starts the chart at the range’s start, with empty days before the first with data', async () => {
+    const { page, context } = await open();
+    // Four days before the first view (in Berlin: the last day of February holds one at 00:30).
+    await page.goto(`/projects/${t.project.id}/analytics?from=2025-02-24&to=2025-03-07`);
+    await page.locator('[data-testid=traffic-chart][data-ready=true]').waitFor();
+    await page.getByText('Show the numbers as a table').click();
+    const points = await tableRows(page, '[data-testid=traffic-chart]');
+    // One point per UTC day from 23:00 UTC on 23 February (Berlin's midnight) to 7 March.
+    expect(points).toHaveLength(13);
+    expect(points[0]?.[0]).toBe('23 Feb 2025');
+    expect(points.slice(0, 5).map((r) => number(r[3] ?? ''))).toEqual([0, 0, 0, 0, 0]);
+    expect(number(points[5]?.[3] ?? '')).toBeGreaterThan(0);
+    await context.close();
+  });
+
+  it("gives an ingestion example that, run as copied, shows in the default days' numbers", async () => {
+    const { page, context, errors } = await open();
+    // The default range: the last 30 days, up to today.
+    await page.goto(`/projects/${t.project.id}/analytics`);
+    await page.locator('[data-testid=total-views] [data-count=total]').waitFor();
+    const before = (await shownTotals(page, 'total-views')).total ?? Number.NaN;
+    await page.getByRole('button', { name: 'Copy the ingestion example' }).click();
+    const copied = await inPage<string>(page, 'navigator.clipboard.readText()');
+    // It names the server's public URL; this test's server listens on a port of its own.
+    const command = copied.replace(/^curl -X POST "[^"]*?\/v1\//, `curl -sS -X POST "${t.baseUrl}/v1/`);
+    expect(command).toContain(`${t.baseUrl}/v1/analytics/${t.project.id}/events`);
+    // Not execFileSync: the server answering curl runs in this process.
+    const { stdout } = await promisify(execFile)('bash', ['-c', command], {
+      env: { PATH: process.env.PATH ?? '', DOCWRIGHT_INGEST_KEY: t.key },
+      timeout: 20_000,
+    });
+    expect(JSON.parse(stdout)).toMatchObject({ accepted: 1, rejected: [] });
+    await page.reload();
+    await expect
+      .poll(async () => (await shownTotals(page, 'total-views')).total, { timeout: 10_000 })
+      .toBe(before + 1);
+    expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    await context.close();
+  });
+
+  it('lays its tables out on a phone without cutting a column off or breaking a word', async () => {
+    const { page, context } = await open(PHONE);
+    await page.goto(analyticsUrl());
+    await ready(page);
+    await page.getByText('Show the numbers as a table').click();
+    await page.locator('[data-testid=traffic-chart] tbody tr').first().waitFor();
+    // Every table fits its box: no column is beyond the edge, to be found by scrolling.
+    const overflowing = await inPage<string[]>(
+      page,
+      `Array.from(document.querySelectorAll('main .table-wrap'))
+        .filter((box) => box.scrollWidth > box.clientWidth + 1)
+        .map((box) => box.getAttribute('aria-label') + ': ' + box.scrollWidth + ' > ' + box.clientWidth)`,
+    );
+    // No line of a cell ends inside a word (after a slash, a hyphen or a space is fine).
+    const brokenWords = await inPage<string[]>(page, MID_WORD_BREAKS);
+    expect({ overflowing, brokenWords }).toEqual({ overflowing: [], brokenWords: [] });
+    expect(await page.locator('main .table-wrap').count()).toBeGreaterThanOrEqual(5);
+    // The long path is there, whole.
+    await page.locator('[data-testid=top-pages] td', { hasText: LONG_PATH }).waitFor();
+    await context.close();
+  });
+
   for (const { device, viewport, scheme } of LOOKS) {
     it(`is accessible and fits the screen on a ${device}, ${scheme}`, {
       timeout: LOOK_TIMEOUT_MS,
@@ -414,6 +639,7 @@ function trafficEvents(): IngestEvent[] {
         );
       }
     }
+    for (let r = 0; r < 4; r++) add(`${date}T09:45:00Z`, LONG_PATH, BROWSER_UA, `203.0.113.${210 + r}`);
     add(`${date}T12:00:00Z`, '/quickstart.md', CLAUDE_UA, `198.51.100.${day}`);
     add(`${date}T13:00:00Z`, '/quickstart', CHATGPT_UA, `198.51.100.${50 + day}`);
     // GPTBot once from OpenAI's published addresses (gptbot.json) and once from elsewhere.

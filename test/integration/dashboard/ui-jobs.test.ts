@@ -38,7 +38,7 @@ const PAGE_TEXT = 'You can make 100 requests per minute.';
 const RATE_LIMITS_PAGE = `---\ntitle: Rate limits\ndescription: How many requests you can make.\n---\n\n${PAGE_TEXT}\n`;
 
 /** The model's side of a turn that adds a page and links it; `delayMs` slows each chunk of its first reply. */
-const addPage = (page: string, delayMs = 0): ScriptStep[] => [
+const addPage = (page: string, delayMs = 0, summary = `Added ${page}.mdx and linked it.`): ScriptStep[] => [
   {
     text: 'Let me look at the navigation first.',
     toolCalls: [{ name: 'read_file', arguments: { path: 'docs.json' } }],
@@ -62,7 +62,7 @@ const addPage = (page: string, delayMs = 0): ScriptStep[] => [
     toolCalls: [
       {
         name: 'finish',
-        arguments: { summary: `Added ${page}.mdx and linked it.`, pull_request_title: `Add ${page}` },
+        arguments: { summary, pull_request_title: `Add ${page}` },
       },
     ],
   },
@@ -269,10 +269,24 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
     expect(await inPage(page, 'window.__sameDocument')).toBe(true);
 
     // Review and merge, here: the repository is on this machine.
-    await page.getByRole('button', { name: 'Merge into main' }).click();
+    const mergeButton = page.getByRole('button', { name: 'Merge into main' });
+    await mergeButton.click();
     const dialog = page.getByRole('dialog', { name: 'Merge into main?' });
-    await dialog.getByRole('button', { name: 'Merge' }).click();
+    // Merging is what the page offers: its confirmation is the primary button, not a red warning.
+    const confirm = dialog.getByRole('button', { name: 'Merge' });
+    const background = (button: typeof confirm) =>
+      button.evaluate((element) => {
+        // In the page (this file's Node types know no DOM).
+        const page = globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } };
+        return page.getComputedStyle(element).backgroundColor;
+      });
+    const primary = await background(mergeButton);
+    expect(primary).toMatch(/^rgb/);
+    expect(await background(confirm)).toBe(primary);
+    expect(await confirm.getAttribute('class')).not.toContain('danger');
+    await confirm.click();
     await page.locator('[data-testid=changes][data-state=merged]').waitFor();
+    expect(await page.getByTestId('pr-link').textContent()).toBe('Merged: see the changes below');
     expect(git(repo, 'show', 'main:guides/rate-limits.mdx')).toContain('120 requests per minute');
     expect(await page.getByRole('button', { name: /Merge into/ }).count()).toBe(0);
 
@@ -293,6 +307,10 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
     const row = page.locator(`a[data-job-id="${jobId}"]`);
     await row.waitFor();
     expect(await row.textContent()).toBe('Add a page about rate limits');
+    // Merged, the list says so rather than "local review".
+    const listed = page.locator('tr', { has: row });
+    await listed.locator('.review-merged', { hasText: 'merged' }).waitFor();
+    expect(await listed.textContent()).not.toContain('local review');
     await page.getByLabel('Search prompts').fill('120, NOT');
     await page.waitForURL(/q=120/);
     await row.waitFor();
@@ -309,6 +327,57 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
     await page.goto(`/review/${jobId}`);
     await page.waitForURL(`**${jobUrl(jobId)}`);
     await summary(page, 'archived');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("renders the Markdown of the agent's summary, safely: no raw HTML, only http(s) and mailto links, no image loaded", async () => {
+    const markdown = [
+      '**Rate limits** are in `guides/limits-md.mdx`.',
+      '',
+      '- 100 requests a minute',
+      '- [The API](https://example.com/api) or [write to us](mailto:docs@example.com)',
+      '',
+      '[Run this](javascript:window.__pwned=1), [this](data:text/html,hi) and [that](/projects)',
+      '',
+      '![tracking pixel](https://tracker.example/pixel.png)',
+      '',
+      '# A heading',
+      '',
+      '<img src=x onerror="window.__pwned=2"> <b>bold?</b>',
+    ].join('\n');
+    model.push(...addPage('guides/limits-md', 0, markdown));
+    const job = await createJob('Add a Markdown limits page');
+    await waitForJob(job.id, 'completed');
+    const { page, context, errors } = await open(admin);
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(jobUrl(job.id));
+    const summaryBox = page.locator('[data-turn="1"] .turn__summary');
+    await summaryBox.locator('strong', { hasText: 'Rate limits' }).waitFor();
+    expect(await summaryBox.locator('code').textContent()).toBe('guides/limits-md.mdx');
+    expect(await summaryBox.locator('li').count()).toBe(2);
+    expect(
+      await summaryBox
+        .locator('a')
+        .evaluateAll((links) =>
+          (links as unknown as { getAttribute(name: string): string | null }[]).map((a) =>
+            a.getAttribute('href'),
+          ),
+        ),
+    ).toEqual(['https://example.com/api', 'mailto:docs@example.com']);
+    // No element the text asked for: no image, no raw HTML, no heading in the page's outline.
+    expect(await summaryBox.locator('img, script, b, h1, h2, h3').count()).toBe(0);
+    const text = (await summaryBox.textContent()) ?? '';
+    expect(text).not.toContain('**');
+    expect(text).toContain('Run this, this and that');
+    expect(text).toContain('[image: tracking pixel]');
+    expect(text).toContain('<img src=x onerror="window.__pwned=2"> <b>bold?</b>');
+    await summaryBox.locator('strong', { hasText: 'A heading' }).waitFor();
+    expect(await inPage(page, 'typeof window.__pwned')).toBe('undefined');
+    expect(requested.filter((url) => url.includes('tracker.example'))).toEqual([]);
+    await expectAccessible(page, 'job page, Markdown summary');
+    await saveScreenshot(page, 'job-markdown-summary-laptop-light');
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -166,6 +166,65 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
     });
   }
 
+  it("puts each page's main button at the end of its title's row on a laptop, whatever the description's length", async () => {
+    const { page, context } = await openDashboard(browser, t);
+    await signInThroughForm(page, owner.email, PASSWORD);
+    for (const [path, heading, button] of [
+      ['/projects', 'Projects', 'New project'],
+      [`/projects/${t.project.id}/keys`, 'API keys', 'Create key'],
+      [`/projects/${t.project.id}/webhooks`, 'Webhooks', 'Add endpoint'],
+      [`/projects/${t.project.id}/automations`, 'Automations', 'New automation'],
+      ['/users', 'Users', 'Add user'],
+    ] as const) {
+      await page.goto(path);
+      await settle(page, heading);
+      const header = await page.locator('.page__header').boundingBox();
+      const text = await page.locator('.page__header > :first-child').boundingBox();
+      const action = await page.locator('.page__header').getByRole('button', { name: button }).boundingBox();
+      if (!header || !text || !action) throw new Error(`${heading}: no header or button`);
+      // At the right end of the header, and beside the title and description, not under them.
+      expect(Math.abs(header.x + header.width - (action.x + action.width)), heading).toBeLessThanOrEqual(1);
+      expect(action.y, heading).toBeLessThan(text.y + text.height);
+      expect(action.x, heading).toBeGreaterThan(text.x + text.width);
+    }
+    await context.close();
+  });
+
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`shows a placeholder as an example, not a value: lighter than a hint, in italics, still readable (${scheme})`, async () => {
+      const { page, context } = await openDashboard(browser, t, { colorScheme: scheme });
+      await signInThroughForm(page, owner.email, PASSWORD);
+      await page.goto(`/projects/${t.project.id}/jobs`);
+      await settle(page, 'Jobs');
+      const prompt = page.getByLabel('What should the agent do?');
+      expect(await prompt.getAttribute('placeholder')).not.toBe('');
+      const colours = await prompt.evaluate((element) => {
+        // In the page (this file's Node types know no DOM).
+        type Style = { color: string; backgroundColor: string; fontStyle: string };
+        const page = globalThis as unknown as {
+          getComputedStyle(e: unknown, pseudo?: string): Style;
+          document: { querySelector(selector: string): unknown };
+        };
+        const placeholder = page.getComputedStyle(element, '::placeholder');
+        const own = page.getComputedStyle(element);
+        const hint = page.getComputedStyle(page.document.querySelector('.field__hint'));
+        return {
+          placeholder: placeholder.color,
+          italic: placeholder.fontStyle,
+          value: own.color,
+          background: own.backgroundColor,
+          hint: hint.color,
+        };
+      });
+      const ratio = (colour: string) => contrast(colour, colours.background);
+      expect(colours.italic).toBe('italic');
+      expect(ratio(colours.placeholder)).toBeGreaterThanOrEqual(4.5);
+      expect(ratio(colours.placeholder)).toBeLessThan(ratio(colours.hint) - 0.5);
+      expect(ratio(colours.placeholder)).toBeLessThan(ratio(colours.value) / 2);
+      await context.close();
+    });
+  }
+
   it('is usable by keyboard: skip link, navigation, and a dialog that returns focus', async () => {
     const { page, context } = await openDashboard(browser, t);
     await signInThroughForm(page, owner.email, PASSWORD);
@@ -236,3 +295,16 @@ describe(`dashboard pages in Chromium (${testBackend})`, () => {
     await context.close();
   });
 });
+
+/** WCAG's contrast ratio of two `rgb(…)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r = 0, g = 0, bl = 0] = (colour.match(/[\d.]+/g) ?? []).map(Number).map((c) => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [high, low] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (high + 0.05) / (low + 0.05);
+}

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { createRepository, tempDir } from '../../helpers/git-repos.ts';
 import { testBackend } from '../../helpers/storage.ts';
-import { launchChromium, openDashboard, signInThroughForm } from './browser.ts';
+import { inPage, launchChromium, openDashboard, PHONE, signInThroughForm } from './browser.ts';
 
 const PASSWORD = 'a long enough password';
 
@@ -75,6 +75,22 @@ describe(`dashboard projects in Chromium (${testBackend})`, () => {
     await page.getByRole('cell', { name: /Handbook/ }).waitFor({ state: 'detached' });
     expect((await t.services.projects.list()).map((p) => p.name)).toEqual(['Test docs']);
     await context.close();
+  });
+
+  it("shows each project's id, with a button that copies it, on a laptop and a phone", async () => {
+    for (const viewport of [undefined, PHONE]) {
+      const { page, context } = await openDashboard(browser, t, viewport ? { viewport } : {});
+      await signInThroughForm(page, 'admin@example.com', PASSWORD);
+      await page.goto('/projects');
+      const row = page.locator('tr', { has: page.getByRole('link', { name: 'Test docs' }) });
+      expect(await row.getByTestId('project-id').textContent()).toBe(t.project.id);
+      await row.getByRole('button', { name: 'Copy the project id of Test docs' }).click();
+      expect(await inPage(page, 'navigator.clipboard.readText()')).toBe(t.project.id);
+      // The id is one word: on a phone the button goes under it rather than the id breaking.
+      const id = await row.getByTestId('project-id').boundingBox();
+      expect(id?.height).toBeLessThan(30);
+      await context.close();
+    }
   });
 
   it('offers neither create nor delete to an admin, and the server refuses them anyway', async () => {

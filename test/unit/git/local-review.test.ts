@@ -70,6 +70,53 @@ describe('LocalReview', () => {
     expect((await review.describe(target())).state).toBe('merged');
   });
 
+  it('tells the state of many branches at once, as describe does: open, merged (by hand too), missing', async () => {
+    makeBranch();
+    git(repo, 'branch', 'docwright/empty');
+    git(repo, 'branch', 'docwright/merged-by-hand', BRANCH);
+    git(repo, 'checkout', '--quiet', '-b', 'docwright/merged-by-hand-2');
+    writeFiles(repo, { 'by-hand.md': 'by hand\n' });
+    git(repo, 'add', '--all');
+    git(repo, 'commit', '--quiet', '-m', 'By hand');
+    git(repo, 'checkout', '--quiet', 'main');
+    git(
+      repo,
+      'merge',
+      '--quiet',
+      '--no-ff',
+      '-m',
+      'Merged on the command line',
+      'docwright/merged-by-hand-2',
+    );
+    // A branch below another's name is not that branch (for-each-ref matches prefixes up to a slash).
+    git(repo, 'branch', 'docwright/gone/below');
+
+    const states = await review.branchStates({ repository: repo, baseBranch: 'main' }, [
+      BRANCH,
+      'docwright/empty',
+      'docwright/merged-by-hand-2',
+      'docwright/gone',
+    ]);
+    expect(Object.fromEntries(states)).toEqual({
+      [BRANCH]: 'open',
+      'docwright/empty': 'merged',
+      'docwright/merged-by-hand-2': 'merged',
+      'docwright/gone': 'missing',
+    });
+    for (const branch of states.keys())
+      expect((await review.describe({ repository: repo, branch, baseBranch: 'main' })).state).toBe(
+        states.get(branch),
+      );
+
+    await review.merge(target());
+    expect((await review.branchStates({ repository: repo, baseBranch: 'main' }, [BRANCH])).get(BRANCH)).toBe(
+      'merged',
+    );
+    await expect(
+      review.branchStates({ repository: repo, baseBranch: 'no-such-base' }, [BRANCH]),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
   it('truncates a large diff', async () => {
     git(repo, 'checkout', '--quiet', '-b', BRANCH);
     writeFiles(repo, { 'big.md': 'line of text\n'.repeat(10_000) });

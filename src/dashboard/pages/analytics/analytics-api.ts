@@ -7,6 +7,7 @@ import type { Static } from 'typebox';
 import type { BreakdownReport, Counts, PageRow, SeriesReport } from '../../../http/routes/analytics.ts';
 import { api, seg } from '../../api/client.ts';
 import { type DateRange, intervalFor, toQuery } from './date-range.ts';
+import { fillSeries } from './series-fill.ts';
 
 export type CountsPayload = Static<typeof Counts>;
 export type PageRowPayload = Static<typeof PageRow>;
@@ -67,19 +68,20 @@ export function usePages(
   });
 }
 
+/** The time series over the whole range: the days before the first with data are zeros. */
 export function useSeries(projectId: string, filter: ReportFilter) {
   return useQuery({
     queryKey: key(projectId, 'timeseries', filter),
-    queryFn: ({ signal }) =>
-      api.get<Series>(
+    queryFn: async ({ signal }) => {
+      const series = await api.get<Series>(
         analyticsPath(projectId, 'timeseries', {
           ...filterQuery(filter),
           interval: intervalFor(filter.range),
         }),
-        {
-          signal,
-        },
-      ),
+        { signal },
+      );
+      return fillSeries(series, toQuery(filter.range));
+    },
   });
 }
 

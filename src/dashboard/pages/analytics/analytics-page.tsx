@@ -13,12 +13,14 @@ import { Page, Section } from '../../components/page.tsx';
 import { EmptyState, QueryView } from '../../components/states.tsx';
 import { type Measure, PAGE_SIZE, usePages, useSeries, viewTotals } from './analytics-api.ts';
 import { BreakdownSection } from './breakdown.tsx';
-import { DEFAULT_PRESET, PRESETS, type PresetId, parseDate, presetRange } from './date-range.ts';
+import { DEFAULT_PRESET, PRESETS, type PresetId, parseDate, presetRange, toQuery } from './date-range.ts';
 import { InstallGuide } from './install.tsx';
 import { fmt, NumbersTable, ReadyMark } from './numbers.tsx';
+import { pageColumns } from './page-columns.tsx';
 import { type RangeChoice, RangePicker } from './range-picker.tsx';
 import { Totals } from './totals.tsx';
 import { TrafficOverTime } from './traffic-over-time.tsx';
+import { rotationOf, visitorCountNote } from './visitor-periods.ts';
 import './analytics.css';
 
 export default function AnalyticsPage() {
@@ -62,6 +64,8 @@ export default function AnalyticsPage() {
   const settings = useSettings(projectId);
   const viewsTotals = series.data ? viewTotals(series.data) : undefined;
   const empty = visitors.data?.totals.total === 0 && viewsTotals?.total === 0;
+  const crawlersAsAi = settings.data?.analytics.countAiCrawlersAsAi ?? null;
+  const note = settings.data ? visitorCountNote(rotationOf(settings.data), toQuery(range)) : null;
   const aboveReady = !series.isPending && !pages.isPending;
 
   return (
@@ -82,7 +86,13 @@ export default function AnalyticsPage() {
         </div>
       </div>
 
-      <Totals visitors={visitors.data?.totals} views={viewsTotals} error={visitors.error ?? series.error} />
+      <Totals
+        visitors={visitors.data?.totals}
+        views={viewsTotals}
+        error={visitors.error ?? series.error}
+        crawlersAsAi={crawlersAsAi}
+        note={note}
+      />
 
       {empty && (
         <EmptyState title="No traffic on these days">
@@ -96,7 +106,15 @@ export default function AnalyticsPage() {
 
       <Section
         title="Top pages"
-        description={measure === 'visitors' ? 'Unique visitors per page.' : 'Views per page.'}
+        description={[
+          measure === 'visitors' ? 'Unique visitors per page.' : 'Views per page.',
+          crawlersAsAi === true &&
+            'AI counts AI crawlers too (a setting); the last four columns split it by purpose.',
+          crawlersAsAi === false &&
+            'AI crawlers are not counted in AI or Total (a setting): their columns come after Total.',
+        ]
+          .filter(Boolean)
+          .join(' ')}
       >
         <QueryView query={pages} label="Loading the pages">
           {(report) => (
@@ -111,20 +129,11 @@ export default function AnalyticsPage() {
                 <EmptyState title={page === 0 ? 'No pages on these days' : 'No more pages'} />
               ) : (
                 <NumbersTable
+                  phone="cards"
                   caption={`Top pages by ${measure === 'visitors' ? 'unique visitors' : 'views'}, rows ${page * PAGE_SIZE + 1} to ${page * PAGE_SIZE + report.rows.length}`}
                   rows={report.rows}
                   rowKey={(row) => row.path}
-                  columns={[
-                    { header: 'Page', cell: (row) => <span className="wrap page-path">{row.path}</span> },
-                    { header: 'Human', cell: (row) => fmt(row.human), align: 'end' },
-                    { header: 'AI', cell: (row) => fmt(row.ai), align: 'end' },
-                    { header: 'Total', cell: (row) => <strong>{fmt(row.total)}</strong>, align: 'end' },
-                    // The AI split by purpose, crawlers included whatever the setting.
-                    { header: 'AI assistants', cell: (row) => fmt(row.aiAssistant), align: 'end' },
-                    { header: 'AI search', cell: (row) => fmt(row.aiSearch), align: 'end' },
-                    { header: 'AI training', cell: (row) => fmt(row.aiTraining), align: 'end' },
-                    { header: 'Other AI', cell: (row) => fmt(row.aiOther), align: 'end' },
-                  ]}
+                  columns={pageColumns(crawlersAsAi)}
                 />
               )}
               <nav className="pager" aria-label="Top pages">
@@ -153,7 +162,7 @@ export default function AnalyticsPage() {
         projectId={projectId}
         filter={filter}
         enabled={aboveReady}
-        crawlersAsAi={settings.data?.analytics.countAiCrawlersAsAi ?? null}
+        crawlersAsAi={crawlersAsAi}
       />
 
       <Section

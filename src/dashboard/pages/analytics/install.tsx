@@ -12,10 +12,11 @@ export function InstallGuide({ projectId, settings }: { projectId: string; setti
   const base = settings.server.publicUrl.replace(/\/+$/, '');
   const origins = settings.analytics.allowedOrigins;
   const tracker = `<script defer src="${base}/script.js" data-project="${projectId}"></script>`;
+  // The timestamp is the shell's now, so the example's view lands in today (and "Last 30 days").
   const ingest = [
     `curl -X POST "${base}/v1/analytics/${projectId}/events" \\`,
     `  -H "Authorization: Bearer $DOCWRIGHT_INGEST_KEY" -H 'Content-Type: application/json' \\`,
-    `  -d '{"events":[{"timestamp":"2025-03-01T12:00:00Z","path":"/quickstart",`,
+    `  -d '{"events":[{"timestamp":"'"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'","path":"/quickstart",`,
     `               "userAgent":"Mozilla/5.0 …","ip":"203.0.113.7","id":"req-1"}]}'`,
   ].join('\n');
   const importLog = `npx docwright analytics import --project ${projectId} /var/log/nginx/access.log`;
@@ -45,7 +46,8 @@ export function InstallGuide({ projectId, settings }: { projectId: string; setti
         <p>
           A docs server or proxy sends its page views, AI agents included (they never run the tracker). Use an
           ingestion key from <Link href={projectPath(projectId, 'keys')}>API keys</Link>; up to 1,000 events a
-          request.
+          request. Each event has its own time: the example sends now (<code>date -u</code>), so it shows in
+          today's numbers.
         </p>
         <Snippet value={ingest} what="ingestion example" />
       </div>

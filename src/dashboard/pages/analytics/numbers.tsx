@@ -16,10 +16,16 @@ export function ReadyMark({ name, when }: { name: string; when: boolean }) {
   return null;
 }
 
-/** The shared table, kept a table on a phone (see analytics.css). */
-export function NumbersTable<Row>(props: Parameters<typeof Table<Row>>[0]) {
+/**
+ * The shared table, on a phone either kept a table (a few narrow columns: it fits) or turned
+ * into one compact card per row (the top pages' eight columns would not fit). See analytics.css.
+ */
+export function NumbersTable<Row>({
+  phone = 'table',
+  ...props
+}: Parameters<typeof Table<Row>>[0] & { phone?: 'table' | 'cards' }) {
   return (
-    <div className="numbers-table">
+    <div className={phone === 'cards' ? 'numbers-table numbers-table--cards' : 'numbers-table'}>
       <Table {...props} />
     </div>
   );

@@ -262,6 +262,8 @@ function MergeButton({ projectId, job, review }: { projectId: string; job: Job; 
         open={asking}
         title={`Merge into ${review.baseBranch}?`}
         confirmLabel="Merge"
+        // A merge is what the page is for, and reversible with git: not red like a deletion.
+        confirmVariant="primary"
         busy={merge.isPending}
         error={merge.error}
         onCancel={() => {

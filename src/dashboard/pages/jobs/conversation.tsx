@@ -1,13 +1,27 @@
 /**
  * A job's conversation: per turn, the prompt, what the agent said and did (tool steps folded,
  * their input and output a click away), its notes and validation findings, and the turn's end:
- * status, summary or error, token usage. Every text is rendered as text, never as HTML.
+ * status, summary or error, token usage. Never as HTML: the agent's words and the summary are
+ * Markdown, rendered as React elements (markdown-text.tsx); everything else is plain text.
  */
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { formatDateTime, formatUsd } from '../../components/format.tsx';
 import { WarningIcon } from '../../components/icons.tsx';
 import type { Conversation, Message, Step, Turn } from './job-api.ts';
 import { TurnStatusBadge } from './job-status.tsx';
+
+// react-markdown and its parser (about 34 KB gzipped) come in their own chunk, asked for as soon
+// as the job page loads: it arrives while the conversation is on its way. Until then, the text as it is.
+const markdownModule = import('./markdown-text.tsx');
+const LazyMarkdown = lazy(() => markdownModule);
+
+function MarkdownText({ text }: { text: string }) {
+  return (
+    <Suspense fallback={<p className="text">{text}</p>}>
+      <LazyMarkdown text={text} />
+    </Suspense>
+  );
+}
 
 const FINDINGS_PREFIX = 'Validation findings introduced by this change:';
 /** Longer tool output is cut on screen (a whole file read), with a button for the rest. */
@@ -101,7 +115,7 @@ function Entry({ entry }: { entry: Pick<Message, 'role' | 'text' | 'tool'> }) {
   return (
     <div className="bubble bubble--agent">
       <p className="bubble__who">Agent</p>
-      <p className="text">{text}</p>
+      <MarkdownText text={text} />
     </div>
   );
 }
@@ -184,7 +198,7 @@ function TurnEnd({ turn }: { turn: Turn }) {
       {turn.summary && (
         <div className="turn__summary">
           <p className="tool__label">Summary</p>
-          <p className="text">{turn.summary}</p>
+          <MarkdownText text={turn.summary} />
         </div>
       )}
       {turn.error && (

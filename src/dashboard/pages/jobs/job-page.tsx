@@ -18,7 +18,7 @@ import { useToast } from '../../components/toasts.tsx';
 import { ChangesSection, isLocalReview } from './changes.tsx';
 import { ConversationView } from './conversation.tsx';
 import { JobCost } from './cost.tsx';
-import { isLive, type Job, useArchive, useConversation, useFollowUp, useJob } from './job-api.ts';
+import { isLive, type Job, useArchive, useChanges, useConversation, useFollowUp, useJob } from './job-api.ts';
 import { type Connection, POLL_MS, useJobLive } from './job-live.ts';
 import { JobStatusBadge } from './job-status.tsx';
 import './jobs.css';
@@ -66,7 +66,7 @@ export default function JobPage() {
   return (
     <Page title={shorten(title)} description={<JobFacts job={job.data} connection={live.connection} />}>
       <BackLink projectId={projectId} />
-      <JobSummary job={job.data} />
+      <JobSummary projectId={projectId} job={job.data} />
       <Section title="Conversation">
         <QueryView query={conversation} label="Loading the conversation">
           {(data) => <ConversationView conversation={data} steps={live.steps} />}
@@ -119,8 +119,10 @@ function LiveIndicator({ connection }: { connection: Connection }) {
   return null;
 }
 
-function JobSummary({ job }: { job: Job }) {
+function JobSummary({ projectId, job }: { projectId: string; job: Job }) {
   const { usage } = job;
+  // The changes section asks for the same query: one request, and "merged" here as it is there.
+  const merged = useChanges(projectId, job.id, isLocalReview(job)).data?.state === 'merged';
   return (
     <div className="job-summary" data-testid="job-summary" data-status={job.status}>
       {job.status === 'failed' && job.failureReason && (
@@ -134,7 +136,7 @@ function JobSummary({ job }: { job: Job }) {
           {job.prLink ? (
             isLocalReview(job) ? (
               <a href="#changes" data-testid="pr-link" data-href={job.prLink}>
-                Review and merge below
+                {merged ? 'Merged: see the changes below' : 'Review and merge below'}
               </a>
             ) : (
               <a href={job.prLink} target="_blank" rel="noreferrer" data-testid="pr-link" className="wrap">

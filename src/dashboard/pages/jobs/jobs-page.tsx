@@ -229,6 +229,8 @@ function jobTitle(job: JobRow): string {
 
 function ChangeCell({ job }: { job: JobRow }) {
   if (!job.prLink) return <span className="muted">—</span>;
+  // The server reads a local job's branch from the repository: merged shows, however it merged.
+  if (job.reviewState === 'merged') return <span className="badge badge--ok review-merged">merged</span>;
   if (isLocalReview(job)) return <span>local review</span>;
   return (
     <a href={job.prLink} target="_blank" rel="noreferrer">
