@@ -66,7 +66,7 @@ export class LocalReview implements BranchReviewer {
     const head = await this.resolve(repo, `${refs}/${target.branch}`);
     if (head === null) return { ...empty, state: 'missing' };
     const base = await this.resolve(repo, `${refs}/${target.baseBranch}`);
-    if (base === null) throw notFound(`Base branch "${target.baseBranch}" does not exist in ${repo}`);
+    if (base === null) throw notFound(`Base branch "${target.baseBranch}" does not exist in ${repo.cwd}`);
 
     const range = `${base}..${head}`;
     const log = await this.run(
@@ -122,7 +122,7 @@ export class LocalReview implements BranchReviewer {
     const repo = await this.repository({ ...target, branch: '' });
     const refs = target.refs === 'mirrored' ? 'refs/remotes/origin' : 'refs/heads';
     const base = await this.resolve(repo, `${refs}/${target.baseBranch}`);
-    if (base === null) throw notFound(`Base branch "${target.baseBranch}" does not exist in ${repo}`);
+    if (base === null) throw notFound(`Base branch "${target.baseBranch}" does not exist in ${repo.cwd}`);
     // Full ref names as patterns: for-each-ref lists only those (and refs below them, left out here).
     const patterns = branches.map((branch) => `${refs}/${branch}`);
     const listed = (output: string) => new Set(output.split('\n').filter((line) => line !== ''));
@@ -146,7 +146,7 @@ export class LocalReview implements BranchReviewer {
       const head = await this.resolve(repo, `refs/heads/${target.branch}`);
       if (head === null) throw notFound(`Branch "${target.branch}" does not exist in ${repo.cwd}`);
       const base = await this.resolve(repo, `refs/heads/${target.baseBranch}`);
-      if (base === null) throw notFound(`Base branch "${target.baseBranch}" does not exist in ${repo}`);
+      if (base === null) throw notFound(`Base branch "${target.baseBranch}" does not exist in ${repo.cwd}`);
       const ahead = await this.run(['rev-list', '--count', `${base}..${head}`], repo);
       if (ahead.stdout.trim() === '0')
         throw conflict(`Branch "${target.branch}" is already merged into ${target.baseBranch}`);
