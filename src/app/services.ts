@@ -17,6 +17,7 @@ import { JobService } from '../domain/jobs/job-service.ts';
 import { WorkSignal } from '../domain/jobs/work-signal.ts';
 import { KeyService } from '../domain/keys/key-service.ts';
 import { resolveCodeHostSettings } from '../domain/projects/code-host-settings.ts';
+import { ContextRepositoryService } from '../domain/projects/context-repositories.ts';
 import { ProjectRemoval } from '../domain/projects/project-removal.ts';
 import { ProjectService } from '../domain/projects/project-service.ts';
 import { ProjectSettingsService } from '../domain/projects/project-settings.ts';
@@ -60,6 +61,8 @@ export interface Services extends HttpServices {
   storage: Storage;
   clock: Clock;
   projects: ProjectService;
+  /** A project's connected source repositories (read-only context for its agent). */
+  contextRepositories: ContextRepositoryService;
   keys: KeyService;
   jobs: JobService;
   rateLimiter: RateLimiter;
@@ -207,7 +210,9 @@ export async function openServices(
     events: jobEvents,
     feed: jobEventFeed,
   });
-  const projects = new ProjectService(storage, clock, new GitRepositoryProbe(logger, config.outbound));
+  const repositoryProbe = new GitRepositoryProbe(logger, config.outbound);
+  const projects = new ProjectService(storage, clock, repositoryProbe);
+  const contextRepositories = new ContextRepositoryService(storage, clock, repositoryProbe);
   // Source pull requests are read under the outgoing-network policy, like webhooks are sent.
   const sourceFetch = guardedFetch(config.outbound);
   const automations = new AutomationService({
@@ -250,6 +255,7 @@ export async function openServices(
     jobEvents,
     jobEventFeed,
     projects,
+    contextRepositories,
     keys: new KeyService(storage, clock, (error) => logger.warn({ err: error }, 'could not record key use')),
     jobs,
     automations,

@@ -25,6 +25,7 @@ export interface Database {
   automation_runs: AutomationRunsTable;
   automation_slots: AutomationSlotsTable;
   crawler_range_lists: CrawlerRangeListsTable;
+  context_repositories: ContextRepositoriesTable;
 }
 
 export interface ProjectsTable {
@@ -325,3 +326,16 @@ export interface CrawlerRangeListsTable {
   body: string;
   updated_at: string;
 }
+
+/** A project's connected source repository: read-only context for its agent. */
+export interface ContextRepositoriesTable {
+  project_id: string;
+  /** Unique in the project; what the agent's tools name it by. */
+  name: string;
+  /** A git URL, or an absolute path on the server. */
+  repository: string;
+  /** The branch read. */
+  ref: string;
+  created_at: string;
+}
+export type ContextRepositoryRow = Selectable<ContextRepositoriesTable>;

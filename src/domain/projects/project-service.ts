@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Storage } from '../../storage/database.ts';
 import { findJobById } from '../../storage/queries/jobs.ts';
 import { findProject, insertProject, listProjects, updateProject } from '../../storage/queries/projects.ts';
@@ -6,10 +5,16 @@ import type { ProjectRow } from '../../storage/schema.ts';
 import { type Clock, iso } from '../clock.ts';
 import { invalid, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { isLocalRepository } from './code-host-settings.ts';
-import { requireUnderRoots } from './local-repository-roots.ts';
 import { type Project, projectModel, toProject } from './project.ts';
+import {
+  acceptRepository,
+  checkRepository,
+  type RepositoryOrigin,
+  validateBranch,
+} from './repository-acceptance.ts';
 import type { RepositoryProbe } from './repository-probe.ts';
+
+export type { RepositoryOrigin } from './repository-acceptance.ts';
 
 export interface ProjectInfo {
   id: string;
@@ -18,17 +23,6 @@ export interface ProjectInfo {
   baseBranch: string;
   model: string | null;
   createdAt: string;
-}
-
-/** Who names a repository, and so where a path may lead. */
-export interface RepositoryOrigin {
-  /** What a relative path is relative to (default: this process's directory). */
-  cwd?: string;
-  /**
-   * Directories a path must lie under: set for requests over HTTP (DOCWRIGHT_LOCAL_REPOSITORY_ROOTS);
-   * absent for the command line, which runs with the server's own rights.
-   */
-  localRoots?: readonly string[];
 }
 
 export interface NewProject {
@@ -58,7 +52,7 @@ export class ProjectService {
   async create(input: NewProject, origin: RepositoryOrigin = {}): Promise<CheckedProject> {
     const name = input.name.trim();
     if (!name) throw invalid('Project name must not be empty');
-    const repository = await this.acceptRepository(input.repository, origin);
+    const repository = await acceptRepository(input.repository, origin);
     const baseBranch = validateBranch(input.baseBranch ?? 'main');
     const warnings = await this.check(repository, baseBranch);
     const row: ProjectRow = {
@@ -88,7 +82,7 @@ export class ProjectService {
     const repository =
       change.repository === undefined
         ? current.repository
-        : await this.acceptRepository(change.repository, origin);
+        : await acceptRepository(change.repository, origin);
     const baseBranch =
       change.baseBranch === undefined ? current.baseBranch : validateBranch(change.baseBranch);
     const moved = change.repository !== undefined || change.baseBranch !== undefined;
@@ -98,13 +92,6 @@ export class ProjectService {
     return { ...toProjectInfo(row), warnings };
   }
 
-  /** A repository as stored: a URL as given, a path made absolute and, when roots are set, checked against them. */
-  private async acceptRepository(repository: string, origin: RepositoryOrigin): Promise<string> {
-    const value = normaliseRepository(repository, origin.cwd ?? process.cwd());
-    if (origin.localRoots && isLocalRepository(value)) await requireUnderRoots(value, origin.localRoots);
-    return value;
-  }
-
   /** The project a job belongs to (job ids are unique across projects). */
   async projectOfJob(jobId: string): Promise<string> {
     const job = await findJobById(this.storage.db, jobId);
@@ -112,33 +99,8 @@ export class ProjectService {
     return job.project_id;
   }
 
-  /**
-   * Refuses a local path that is not a git repository, and a repository that answers without
-   * the base branch (naming the branches it has). A remote that cannot be asked (no network,
-   * or credentials needed, which are set after creation) is a warning: jobs will say more.
-   */
-  private async check(repository: string, baseBranch: string): Promise<string[]> {
-    if (!this.probe) return [];
-    const found = await this.probe.probe(repository, baseBranch);
-    switch (found.kind) {
-      case 'ok':
-        return [];
-      case 'not-a-repository':
-        throw invalid(`Repository ${repository} cannot be used: ${found.detail}`);
-      case 'missing-branch':
-        throw invalid(
-          `Repository ${repository} has no branch "${baseBranch}"` +
-            (found.branches.length > 0
-              ? `; its branches include ${found.branches.join(', ')} (choose one with --ref)`
-              : ' (it has no branches yet: push one first)'),
-        );
-      case 'forbidden':
-        throw invalid(`repository ${repository} cannot be used: ${found.detail}`);
-      case 'unreachable':
-        return [
-          `Could not check ${repository} now (${found.detail}). If it is private, store credentials with docwright projects update <id> --token-stdin; each job fetches it and reports a failure clearly.`,
-        ];
-    }
+  private check(repository: string, baseBranch: string): Promise<string[]> {
+    return checkRepository(this.probe, repository, baseBranch);
   }
 
   async list(): Promise<ProjectInfo[]> {
@@ -162,26 +124,4 @@ function toProjectInfo(row: ProjectRow): ProjectInfo {
     model: projectModel(project),
     createdAt: project.createdAt,
   };
-}
-
-/** Remote URLs are kept as given; anything else is a local path, stored absolute. */
-function normaliseRepository(repository: string, cwd: string): string {
-  const value = repository.trim();
-  if (!value) throw invalid('Repository must not be empty: give a git URL or a local path');
-  if (/^(https?|ssh|git|file):\/\//.test(value) || /^[\w.-]+@[\w.-]+:/.test(value)) {
-    if (/^https?:\/\/[^/]*@/.test(value)) {
-      throw invalid('Put credentials in the project settings, not in the repository URL');
-    }
-    return value;
-  }
-  return path.resolve(cwd, value);
-}
-
-// The subset of git's ref-name rules that matters for a branch a person types.
-function validateBranch(branch: string): string {
-  const value = branch.trim();
-  if (!value || !/^[\w./-]+$/.test(value) || /(^[./-]|\.\.|\/\/|[./]$|\.lock$|@\{)/.test(value)) {
-    throw invalid(`"${branch}" is not a valid branch name`);
-  }
-  return value;
 }
