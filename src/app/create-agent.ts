@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import { DocumentationAgent } from '../domain/agent/documentation-agent.ts';
+import type { ContextDeps } from '../domain/agent/research/open-context.ts';
 import { draftPullRequests, resolveCodeHostSettings } from '../domain/projects/code-host-settings.ts';
 import type { SecretBox } from '../domain/secrets/secret-box.ts';
 import { createCodeHost } from '../integrations/codehosts/create-code-host.ts';
+import { GitContextRepositories } from '../integrations/git/context-repositories.ts';
 import { GitWorkspaces } from '../integrations/git/workspaces.ts';
 import { createLanguageModel, type ProviderKeys } from '../integrations/models/create-model.ts';
 import { guardedFetch } from '../integrations/network/guarded-fetch.ts';
@@ -12,7 +14,13 @@ import { guardedFetch } from '../integrations/network/guarded-fetch.ts';
 export function createDocumentationAgent(
   config: Config,
   logger: Logger,
-  options: { secretBox: SecretBox | null; fetch?: typeof fetch; workspaces?: GitWorkspaces },
+  options: {
+    secretBox: SecretBox | null;
+    fetch?: typeof fetch;
+    workspaces?: GitWorkspaces;
+    /** The projects' connected repositories; without them the agent reads the docs repository only. */
+    context?: ContextDeps;
+  },
 ): DocumentationAgent {
   // Code-host API roots are set by a person: their calls go through the outgoing-network policy.
   const codeHostFetch = options.fetch ?? guardedFetch(config.outbound);
@@ -31,6 +39,17 @@ export function createDocumentationAgent(
     limits: config.agent,
     maxRetries: config.providers.maxRetries,
     logger,
+    ...(options.context ? { context: options.context } : {}),
+  });
+}
+
+/** The connected repositories' mirrors of every project under the data dir. */
+export function createContextRepositories(config: Config, logger: Logger): GitContextRepositories {
+  return new GitContextRepositories({
+    dataDir: config.dataDir,
+    logger,
+    refreshMs: config.git.contextRefreshMinutes * 60_000,
+    network: config.outbound,
   });
 }
 

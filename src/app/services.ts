@@ -49,7 +49,7 @@ import { migrate } from '../storage/migrate.ts';
 import { listProjects } from '../storage/queries/projects.ts';
 import { adoptEmbeddedMetadata } from './adopt-embedded-metadata.ts';
 import { CrawlerRangeReload } from './crawler-range-reload.ts';
-import { createDocumentationAgent, createWorkspaces } from './create-agent.ts';
+import { createContextRepositories, createDocumentationAgent, createWorkspaces } from './create-agent.ts';
 import { keepEmbeddedHistory } from './keep-embedded-history.ts';
 import { analyticsFile, openAnalytics } from './open-analytics.ts';
 import { openSecretBox, type SecretKeyInfo } from './secret-key.ts';
@@ -196,6 +196,7 @@ export async function openServices(
   // A job change that queued deliveries wakes this process's sender, if it runs one.
   jobEvents.onCommit(() => webhookDispatcher.notify());
   const workspaces = createWorkspaces(config, logger);
+  const contextMirrors = createContextRepositories(config, logger);
   const projectSettings = new ProjectSettingsService(storage, secretBox, (host) =>
     hostRefusal(config.outbound, host),
   );
@@ -212,7 +213,7 @@ export async function openServices(
   });
   const repositoryProbe = new GitRepositoryProbe(logger, config.outbound);
   const projects = new ProjectService(storage, clock, repositoryProbe);
-  const contextRepositories = new ContextRepositoryService(storage, clock, repositoryProbe);
+  const contextRepositories = new ContextRepositoryService(storage, clock, repositoryProbe, contextMirrors);
   // Source pull requests are read under the outgoing-network policy, like webhooks are sent.
   const sourceFetch = guardedFetch(config.outbound);
   const automations = new AutomationService({
@@ -276,7 +277,13 @@ export async function openServices(
       config.http.rateLimitPerWindow,
       config.http.rateLimitWindowSeconds,
     ),
-    agent: overrides.agent ?? createDocumentationAgent(config, logger, { secretBox, workspaces }),
+    agent:
+      overrides.agent ??
+      createDocumentationAgent(config, logger, {
+        secretBox,
+        workspaces,
+        context: { entries: (projectId) => contextRepositories.list(projectId), files: contextMirrors },
+      }),
     secretBox,
     secretKey,
     projectSettings,
@@ -290,7 +297,17 @@ export async function openServices(
       },
       clock,
     }),
-    projectRemoval: new ProjectRemoval(storage, workspaces, analytics),
+    projectRemoval: new ProjectRemoval(
+      storage,
+      {
+        // The project's working copies and mirrors, and its connected repositories' mirrors.
+        removeProject: async (projectId, jobIds) => {
+          await workspaces.removeProject(projectId, jobIds);
+          await contextMirrors.remove(projectId);
+        },
+      },
+      analytics,
+    ),
     users,
     signInLinks,
     sessions,

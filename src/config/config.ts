@@ -75,6 +75,8 @@ export interface Config {
     maxTurnSeconds: number;
   };
   git: {
+    /** How long a connected repository's mirror is used before a turn fetches it again. */
+    contextRefreshMinutes: number;
     authorName: string;
     authorEmail: string;
     /** `Name <email>` entries added as Co-authored-by trailers; none by default. */
@@ -180,6 +182,8 @@ export const SETTINGS = {
   DOCWRIGHT_AGENT_MAX_TURN_SECONDS: 'Wall-clock seconds per turn (default 900).',
   DOCWRIGHT_LOCAL_REPOSITORY_ROOTS:
     "Directories, separated by ':' like PATH, that a repository path given over HTTP (the dashboard) must lie under (default: the data dir's repos/). The CLI may name any path.",
+  DOCWRIGHT_CONTEXT_REFRESH_MINUTES:
+    "Minutes a connected repository's mirror is used before a job's turn fetches it again (default 5; 0: every turn).",
   DOCWRIGHT_GIT_AUTHOR_NAME: 'Author name of the commits the agent makes (default Docwright).',
   DOCWRIGHT_GIT_AUTHOR_EMAIL: 'Author email of the commits the agent makes (default docwright@localhost).',
   DOCWRIGHT_GIT_CO_AUTHORS:
@@ -314,6 +318,8 @@ export function loadConfig(env: Source = process.env, cwd: string = process.cwd(
       maxTurnSeconds: read.number('DOCWRIGHT_AGENT_MAX_TURN_SECONDS', { min: 1 }) ?? 900,
     },
     git: {
+      contextRefreshMinutes:
+        read.number('DOCWRIGHT_CONTEXT_REFRESH_MINUTES', { min: 0, max: 7 * 24 * 60 }) ?? 5,
       authorName: read.string('DOCWRIGHT_GIT_AUTHOR_NAME') ?? 'Docwright',
       authorEmail: read.string('DOCWRIGHT_GIT_AUTHOR_EMAIL') ?? 'docwright@localhost',
       coAuthors: (read.string('DOCWRIGHT_GIT_CO_AUTHORS') ?? '')

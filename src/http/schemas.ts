@@ -79,6 +79,17 @@ export const JobList = Type.Object(
   { $id: 'JobList' },
 );
 
+const TurnSourceSchema = Type.Union([
+  Type.Object({
+    kind: Type.Literal('file'),
+    repository: Type.String({ description: 'The connected repository, by its name in the project.' }),
+    commit: Type.String({ description: 'The commit the file was read at.' }),
+    path: Type.String(),
+    url: Nullable(Type.String({ description: 'The file at that commit on its code host.' })),
+  }),
+  Type.Object({ kind: Type.Literal('url'), url: Type.String() }),
+]);
+
 const TurnFields = {
   turn: Type.Integer({ description: '1 for the first prompt, then one more per follow-up.' }),
   status: Type.Enum(['pending', 'running', 'succeeded', 'failed', 'cancelled']),
@@ -95,6 +106,10 @@ const TurnFields = {
   createdAt: Timestamp('When the turn was queued.'),
   startedAt: Nullable(Timestamp('When the turn last started.')),
   finishedAt: Nullable(Timestamp('When the turn ended.')),
+  sources: Type.Array(TurnSourceSchema, {
+    description:
+      "What the turn's change relied on beyond the docs repository, as Docwright saw the agent read it: files of connected repositories at the commit read (`url` on their code host when there is one) and web pages fetched. Empty when there were none.",
+  }),
 };
 
 const Tool = Type.Object({ name: Type.String(), input: Type.Unknown(), output: Type.String() });
@@ -181,6 +196,10 @@ export const BranchReview = Type.Object(
     ),
     diff: Type.String({ description: 'Unified diff of the branch against where it left the base branch.' }),
     diffTruncated: Type.Boolean(),
+    sources: Type.Array(TurnSourceSchema, {
+      description:
+        "What the job's turns relied on beyond the docs repository (the pull request's Sources), each once, in the order first read.",
+    }),
   },
   { $id: 'BranchReview' },
 );

@@ -17,6 +17,7 @@ import * as m0011 from './migrations/0011_webhook_rotation.ts';
 import * as m0012 from './migrations/0012_automation_secret_rotation.ts';
 import * as m0013 from './migrations/0013_crawler_range_lists.ts';
 import * as m0014 from './migrations/0014_context_repositories.ts';
+import * as m0015 from './migrations/0015_turn_sources.ts';
 
 // Listed explicitly (not read from disk) so migrations ship with the code that needs them.
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_automation_secret_rotation': m0012,
   '0013_crawler_range_lists': m0013,
   '0014_context_repositories': m0014,
+  '0015_turn_sources': m0015,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

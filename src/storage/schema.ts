@@ -101,6 +101,8 @@ export interface TurnsTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** JSON list of what the turn's change relied on (domain/jobs/turn-sources.ts); null: none (migration 0015). */
+  sources: string | null;
 }
 
 export interface MessagesTable {

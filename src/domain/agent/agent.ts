@@ -1,4 +1,5 @@
 import type { AgentMessage, ConversationMessage, TokenUsage } from '../jobs/conversation.ts';
+import type { TurnSource } from '../jobs/turn-sources.ts';
 import type { Project } from '../projects/project.ts';
 
 export type { AgentMessage, TokenUsage };
@@ -59,6 +60,8 @@ export type AgentTurnResult =
       prLink: string | null;
       usage: TokenUsage | null;
       messages: AgentMessage[];
+      /** What the change relied on beyond the docs repository (for the job's turn and the review). */
+      sources?: TurnSource[];
     }
   | {
       /** A final failure: the turn is not retried and, if it is the job's last, the job fails. */

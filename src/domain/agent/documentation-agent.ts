@@ -2,6 +2,7 @@ import type { LanguageModel, ToolSet } from 'ai';
 import type { Logger } from 'pino';
 import { DomainError } from '../errors.ts';
 import type { ConversationMessage } from '../jobs/conversation.ts';
+import type { TurnSource } from '../jobs/turn-sources.ts';
 import type { Project } from '../projects/project.ts';
 import type {
   Agent,
@@ -14,9 +15,11 @@ import type {
 import type { CodeHost, GitCredentials, PullRequestRef } from './code-host.ts';
 import { runAgentLoop } from './llm/run-agent-loop.ts';
 import { repositoryInstructions, systemPromptWith } from './llm/system-prompt.ts';
+import { MAX_FINDINGS_LISTED, pullRequestBody } from './pull-request-body.ts';
+import { type ContextDeps, openContext } from './research/open-context.ts';
+import { SourceLog } from './research/source-log.ts';
 import {
   type BaselineFindings,
-  type ComparedFindings,
   compareFindings,
   createDocumentationTools,
   type DocsTree,
@@ -24,9 +27,6 @@ import {
   type ValidationFinding,
   validateDocumentation,
 } from './tools/index.ts';
-
-/** Findings listed in a pull request body or a note; more are counted. */
-const MAX_FINDINGS_LISTED = 50;
 
 /** Why a job cannot run without a model, and how to fix it. */
 export const NO_MODEL_REASON =
@@ -69,6 +69,8 @@ export interface DocumentationAgentDeps {
   limits: { maxSteps: number; maxTokens: number; maxTurnSeconds: number };
   maxRetries: number;
   logger: Logger;
+  /** The projects' connected repositories; absent: the agent reads the docs repository only. */
+  context?: ContextDeps;
 }
 
 /**
@@ -106,7 +108,22 @@ export class DocumentationAgent implements Agent {
     };
 
     const timer = new PhaseTimer();
-    const workspace = await this.deps.workspaces.begin(request, signal);
+    const sources = new SourceLog();
+    // The connected repositories are fetched while the docs working copy is prepared.
+    const [workspace, context] = await Promise.all([
+      this.deps.workspaces.begin(request, signal),
+      openContext(
+        this.deps.context,
+        {
+          projectId: job.projectId,
+          docsRepository: job.repository,
+          credentials: request.credentials,
+          sources,
+          signal,
+        },
+        log,
+      ),
+    ]);
     timer.mark('prepareMs');
     try {
       // The model is asked while the working copy's files are still being written: its
@@ -114,10 +131,20 @@ export class DocumentationAgent implements Agent {
       const baseline = this.baselineFindings(request, workspace.startSha, log);
       const loop = await runAgentLoop({
         model,
-        system: systemPromptWith(await this.instructions(job.projectId, workspace.startSha)),
+        system: systemPromptWith(
+          await this.instructions(job.projectId, workspace.startSha),
+          context.promptSection,
+        ),
         history: input.history,
         prompt: promptFor(turn, workspace.continued),
-        tools: afterReady(createDocumentationTools(workspace.dir, undefined, { baseline }), workspace.ready),
+        tools: afterReady(
+          createDocumentationTools(workspace.dir, undefined, {
+            baseline,
+            ...(context.connected ? { connected: context.connected } : {}),
+          }),
+          workspace.ready,
+        ),
+        finishSources: context.connected !== undefined,
         limits: {
           maxSteps: this.deps.limits.maxSteps,
           maxTokens: this.deps.limits.maxTokens,
@@ -148,9 +175,10 @@ export class DocumentationAgent implements Agent {
       const title = loop.pullRequest?.title ?? titleFrom(turn.prompt);
       const commit = await this.deps.workspaces.commitAll(workspace.dir, commitMessage(title, loop.summary));
       const messages: AgentMessage[] = [...loop.messages];
+      const research = sources.select(loop.sources);
       // No new commit and no branch pushed before: nothing to review.
       if (!commit && !workspace.continued) {
-        return succeeded(loop.summary, [], job.prLink, loop.usage, messages);
+        return succeeded(loop.summary, [], job.prLink, loop.usage, messages, research);
       }
       if (commit) await this.deps.workspaces.push(request, workspace.dir, signal);
       const body = pullRequestBody({
@@ -159,6 +187,7 @@ export class DocumentationAgent implements Agent {
         findings,
         prompts: [...userPrompts(input.history), turn.prompt],
         sources: job.sources ?? [],
+        research,
       });
       const pr = await this.publish(
         host,
@@ -173,7 +202,7 @@ export class DocumentationAgent implements Agent {
       await requestSourceAuthors(host, pr, job.sources ?? [], log);
       if (!commit) {
         // The branch was pushed by an earlier turn or attempt: make sure it is reviewable.
-        return succeeded(loop.summary, [], pr.url, loop.usage, messages);
+        return succeeded(loop.summary, [], pr.url, loop.usage, messages, research);
       }
       const notes: AgentMessage[] = [
         {
@@ -191,7 +220,7 @@ export class DocumentationAgent implements Agent {
       messages.push(...notes);
       timer.mark('publishMs');
       log.info({ files: commit.files.length, prLink: pr.url, timings: timer.marks }, 'turn published');
-      return succeeded(loop.summary, commit.files, pr.url, loop.usage, messages);
+      return succeeded(loop.summary, commit.files, pr.url, loop.usage, messages, research);
     } finally {
       // The job's working copy is given back: parked for the project's next job to reuse
       // (rewriting only the files that differ), or deleted when enough are parked already.
@@ -291,8 +320,9 @@ function succeeded(
   prLink: string | null,
   usage: TokenUsage,
   messages: AgentMessage[],
+  sources: TurnSource[],
 ): AgentTurnResult {
-  return { outcome: 'succeeded', summary, changedFiles, prLink, usage, messages };
+  return { outcome: 'succeeded', summary, changedFiles, prLink, usage, messages, sources };
 }
 
 function promptFor(turn: AgentTurnInput['turn'], continued: boolean): string {
@@ -323,64 +353,6 @@ export function titleFrom(prompt: string): string {
 function commitMessage(title: string, summary: string): string {
   const body = summary.trim();
   return body && body !== title ? `${title}\n\n${body}` : title;
-}
-
-function pullRequestBody(input: {
-  jobId: string;
-  summary: string;
-  findings: ComparedFindings;
-  prompts: string[];
-  sources: SourcePullRequest[];
-}): string {
-  const requests = input.prompts.map((p, i) => `${i + 1}. ${quoteLine(p)}`).join('\n');
-  const { introduced, preExisting } = input.findings;
-  const listed = introduced.slice(0, MAX_FINDINGS_LISTED);
-  const validation = [
-    introduced.length === 0
-      ? 'Validation found no problems introduced by this change (Markdown/MDX, frontmatter, internal links, navigation).'
-      : `Validation findings introduced by this change:\n\n${formatFindings(listed)}${introduced.length > listed.length ? `\n\n…and ${introduced.length - listed.length} more.` : ''}`,
-    ...(preExisting > 0
-      ? [
-          `${preExisting} finding${preExisting === 1 ? ' was' : 's were'} already there before this change and ${preExisting === 1 ? 'is' : 'are'} not listed.`,
-        ]
-      : []),
-  ].join('\n\n');
-  const sources =
-    input.sources.length === 0
-      ? []
-      : [
-          '### Source pull requests',
-          '',
-          ...input.sources.map(
-            (s) =>
-              `- [${markdownText(s.title)} (#${s.number})](${s.url})${s.author ? ` by @${markdownText(s.author)}` : ''}`,
-          ),
-          '',
-        ];
-  return [
-    input.summary.trim(),
-    '',
-    ...sources,
-    '### Requests',
-    '',
-    requests,
-    '',
-    '### Validation',
-    '',
-    validation,
-    '',
-    `<sub>Opened by Docwright job \`${input.jobId}\`.</sub>`,
-  ].join('\n');
-}
-
-/** Text for a Markdown link's label: on one line, its brackets escaped. */
-function markdownText(text: string): string {
-  return quoteLine(text).replace(/[[\]\\]/g, '\\$&');
-}
-
-function quoteLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
 }
 
 function errorMessage(error: unknown): string {

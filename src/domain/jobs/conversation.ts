@@ -1,4 +1,5 @@
 import type { MessageRow, TurnRow } from '../../storage/schema.ts';
+import { parseTurnSources, type TurnSource } from './turn-sources.ts';
 
 export type MessageRole = 'user' | 'assistant' | 'tool' | 'note';
 
@@ -50,6 +51,8 @@ export interface TurnView {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** What the turn's change relied on beyond the docs repository (connected-repository files, web pages). */
+  sources: TurnSource[];
 }
 
 export function toConversationMessage(row: MessageRow, turnSeq: number): ConversationMessage {
@@ -77,6 +80,7 @@ export function toTurnView(row: TurnRow): TurnView {
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    sources: parseTurnSources(row.sources),
   };
 }
 

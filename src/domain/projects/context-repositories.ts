@@ -35,15 +35,27 @@ export const CONTEXT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 /** More would crowd the agent's prompt and every turn's fetches. */
 export const MAX_CONTEXT_REPOSITORIES = 20;
 
+/** Deletes a disconnected repository's mirror on disk (integrations/git). */
+export interface ContextMirrorRemoval {
+  remove(projectId: string, name: string): Promise<void>;
+}
+
 /** Connects, lists and disconnects a project's source repositories. */
 export class ContextRepositoryService {
   private readonly storage: Storage;
   private readonly clock: Clock;
   private readonly probe: RepositoryProbe | null;
-  constructor(storage: Storage, clock: Clock, probe: RepositoryProbe | null = null) {
+  private readonly mirrors: ContextMirrorRemoval | null;
+  constructor(
+    storage: Storage,
+    clock: Clock,
+    probe: RepositoryProbe | null = null,
+    mirrors: ContextMirrorRemoval | null = null,
+  ) {
     this.storage = storage;
     this.clock = clock;
     this.probe = probe;
+    this.mirrors = mirrors;
   }
 
   async list(projectId: string): Promise<ContextRepository[]> {
@@ -92,6 +104,8 @@ export class ContextRepositoryService {
     if (!(await deleteContextRepository(this.storage.db, projectId, name))) {
       throw notFound(`Project ${projectId} has no connected repository named "${name}"`);
     }
+    // Its mirror goes too, so a repository connected again under the name starts afresh.
+    await this.mirrors?.remove(projectId, name);
   }
 
   private async requireProject(projectId: string): Promise<void> {

@@ -1,3 +1,4 @@
+import type { TurnSource } from '../jobs/turn-sources.ts';
 /** What the review of a local job branch shows, and the port that produces it (git, in integrations/). */
 
 export interface ReviewTarget {
@@ -41,8 +42,13 @@ export interface BranchReview {
   diffTruncated: boolean;
 }
 
+/** A branch's review with what the job's turns relied on (their Sources), as the API shows it. */
+export interface JobReview extends BranchReview {
+  sources: TurnSource[];
+}
+
 /** A job's changes as the dashboard shows them, for any code host. */
-export interface JobChanges extends BranchReview {
+export interface JobChanges extends JobReview {
   /**
    * repository: read from the project's repository on this machine, as it is now.
    * mirror: read from this server's mirror of the remote repository, as the agent last pushed

@@ -1,9 +1,18 @@
 import type { Storage } from '../../storage/database.ts';
 import { findJob, findJobs } from '../../storage/queries/jobs.ts';
+import { listTurns } from '../../storage/queries/turns.ts';
 import type { JobRow } from '../../storage/schema.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
+import { parseTurnSources, sourceId, type TurnSource } from '../jobs/turn-sources.ts';
 import { isLocalRepository } from '../projects/code-host-settings.ts';
-import type { BranchReview, BranchReviewer, JobChanges, MergeResult, ReviewTarget } from './branch-review.ts';
+import type {
+  BranchReview,
+  BranchReviewer,
+  JobChanges,
+  JobReview,
+  MergeResult,
+  ReviewTarget,
+} from './branch-review.ts';
 
 /** Where this server keeps its mirror of a project's remote repository (see integrations/git). */
 export interface ProjectMirrors {
@@ -31,8 +40,21 @@ export class ReviewService {
     await this.target(projectId, jobId);
   }
 
-  async describe(projectId: string, jobId: string): Promise<BranchReview> {
-    return this.reviewer.describe(await this.target(projectId, jobId));
+  async describe(projectId: string, jobId: string): Promise<JobReview> {
+    const target = await this.target(projectId, jobId);
+    const [review, sources] = await Promise.all([this.reviewer.describe(target), this.sources(jobId)]);
+    return { ...review, sources };
+  }
+
+  /** What the job's turns relied on beyond the docs repository, each once, in the order first read. */
+  private async sources(jobId: string): Promise<TurnSource[]> {
+    const seen = new Map<string, TurnSource>();
+    for (const turn of await listTurns(this.storage.db, jobId)) {
+      for (const source of parseTurnSources(turn.sources)) {
+        if (!seen.has(sourceId(source))) seen.set(sourceId(source), source);
+      }
+    }
+    return [...seen.values()];
   }
 
   async merge(projectId: string, jobId: string): Promise<MergeResult & { baseBranch: string }> {
@@ -43,8 +65,14 @@ export class ReviewService {
   /** The job's changes, whatever its code host (see `JobChanges.source`). */
   async changes(projectId: string, jobId: string): Promise<JobChanges> {
     const row = await this.job(projectId, jobId);
+    const sources = await this.sources(row.id);
     if (isLocalRepository(row.repository)) {
-      return { ...(await this.reviewer.describe(localTarget(row))), source: 'repository', note: null };
+      return {
+        ...(await this.reviewer.describe(localTarget(row))),
+        sources,
+        source: 'repository',
+        note: null,
+      };
     }
     const unavailable = (note: string): JobChanges => ({
       branch: row.branch,
@@ -54,6 +82,7 @@ export class ReviewService {
       files: [],
       diff: '',
       diffTruncated: false,
+      sources,
       source: 'mirror',
       note,
     });
@@ -68,7 +97,7 @@ export class ReviewService {
         refs: 'mirrored',
       });
       if (review.state === 'missing') return unavailable(elsewhere);
-      return { ...review, source: 'mirror', note: null };
+      return { ...review, sources, source: 'mirror', note: null };
     } catch (error) {
       // No mirror here yet, or it lacks the base branch: the same answer as a missing branch.
       if (error instanceof DomainError && error.kind === 'not_found') return unavailable(elsewhere);

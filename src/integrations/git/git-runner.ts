@@ -30,6 +30,11 @@ export interface GitRunOptions {
   input?: string;
   /** stdout as bytes, for output that is not all text (`cat-file --batch`). */
   binary?: boolean;
+  /**
+   * Stops the command once stdout holds more than this many lines: the result then has the
+   * lines read so far (the last one maybe cut) and `truncated` (`grep` over a large tree).
+   */
+  maxLines?: number;
 }
 
 export interface GitResult {
@@ -37,6 +42,8 @@ export interface GitResult {
   stdout: string;
   stderr: string;
   code: number;
+  /** Stopped at `maxLines`. */
+  truncated?: boolean;
 }
 
 /** A failed git command. The message names the subcommand and git's own words, never a secret. */
@@ -91,7 +98,13 @@ export class GitRunner {
     const listing = await this.exec(
       subcommand,
       [...globals, 'config', '--list', '--show-scope', '--name-only', '-z'],
-      { ...opts, cwd: where.cwd, env, binary: false, okCodes: [], input: undefined, maxBuffer: 16 << 20 },
+      {
+        cwd: where.cwd,
+        env,
+        maxBuffer: 16 << 20,
+        ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      },
     );
     const entries = parseConfigListing(listing.stdout);
     const settings: Array<[string, string]> = [
@@ -149,6 +162,7 @@ export class GitRunner {
   ): Promise<GitResult> {
     const secrets = secretsOf(opts.credentials);
     return new Promise<GitResult>((resolve, reject) => {
+      let truncated = false;
       const child = execFile(
         'git',
         argv,
@@ -163,6 +177,7 @@ export class GitRunner {
           ...(opts.signal ? { signal: opts.signal } : {}),
         },
         (error, stdout, stderr) => {
+          if (truncated) return resolve({ stdout, stderr, code: 0, truncated });
           if (!error) return resolve({ stdout, stderr, code: 0 });
           const code = typeof error.code === 'number' ? error.code : null;
           if (code !== null && opts.okCodes?.includes(code)) return resolve({ stdout, stderr, code });
@@ -170,6 +185,18 @@ export class GitRunner {
         },
       );
       if (opts.input !== undefined) child.stdin?.end(opts.input);
+      const maxLines = opts.maxLines;
+      if (maxLines !== undefined) {
+        let lines = 0;
+        child.stdout?.on('data', (chunk: string | Buffer) => {
+          for (let i = chunk.indexOf('\n'); i !== -1 && !truncated; i = chunk.indexOf('\n', i + 1)) {
+            if (++lines > maxLines) {
+              truncated = true;
+              child.kill('SIGKILL');
+            }
+          }
+        });
+      }
     });
   }
 

@@ -168,6 +168,8 @@ export const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
   diff: NO_DIFF_DRIVERS,
   fetch: [],
   'for-each-ref': [],
+  // Text files only, no textconv: a connected repository's files as committed.
+  grep: ['--no-textconv'],
   'hash-object': [],
   init: [],
   log: NO_DIFF_DRIVERS,

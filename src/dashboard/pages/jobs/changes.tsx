@@ -12,6 +12,7 @@ import { EmptyState, ErrorState, Loading } from '../../components/states.tsx';
 import { useToast } from '../../components/toasts.tsx';
 import { type FileDiff, parseUnifiedDiff, shownLines } from './diff.ts';
 import { type BranchReview, isLive, type Job, useChanges, useMerge } from './job-api.ts';
+import { JobSources } from './sources.tsx';
 
 /** A file diff longer than this starts folded; so does every file after the first few of a big change. */
 const FOLD_LINES = 400;
@@ -164,6 +165,7 @@ function BranchChanges({
       {review.diffTruncated && (
         <p className="callout callout--warning">The diff is long: only its beginning is shown.</p>
       )}
+      <JobSources sources={review.sources} />
     </div>
   );
 }

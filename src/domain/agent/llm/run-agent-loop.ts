@@ -47,12 +47,16 @@ export interface AgentLoopInput {
   maxRecordedOutputChars?: number;
   /** Called with each message as it is recorded (progress, logging). */
   onMessage?: (message: AgentMessage) => void;
+  /** Offer `finish` a `sources` list to narrow what the pull request cites (the turn read sources). */
+  finishSources?: boolean;
 }
 
 export interface AgentLoopResult {
   status: 'finished' | 'limit' | 'failed';
   summary: string;
   pullRequest: { title: string; body: string } | null;
+  /** The sources `finish` named, when it named any. */
+  sources?: string[];
   usage: TokenUsage;
   messages: AgentMessage[];
   /** Why the turn stopped early ('limit') or failed. */
@@ -88,7 +92,10 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
       throw new Error(`Agent limit ${name} must be a positive number.`);
   }
   const identity = identify(input.model);
-  const tools: ToolSet = { ...input.tools, [FINISH_TOOL]: createFinishTool() };
+  const tools: ToolSet = {
+    ...input.tools,
+    [FINISH_TOOL]: createFinishTool({ sources: input.finishSources === true }),
+  };
   const conversation: ModelMessage[] = [
     ...historyToModelMessages(input.history),
     { role: 'user', content: input.prompt },
@@ -174,6 +181,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
           pullRequest: title
             ? { title, body: finish.pull_request_body?.trim() || finish.summary.trim() }
             : null,
+          ...(finish.sources ? { sources: finish.sources } : {}),
         });
       }
       if (step.toolCalls.length === 0) {

@@ -1,5 +1,11 @@
 import { open, rename, unlink } from 'node:fs/promises';
 import { Type } from 'typebox';
+import {
+  type ConnectedContext,
+  RepositoryParam,
+  readConnectedText,
+  withRepositoryParam,
+} from './connected-files.ts';
 import { defineTool } from './define-tool.ts';
 import type { ResolvedToolLimits } from './limits.ts';
 import { ToolError } from './tool-error.ts';
@@ -71,58 +77,79 @@ function occurrences(haystack: string, needle: string): number[] {
   return found;
 }
 
-export function readFileTool(workspace: Workspace, limits: ResolvedToolLimits) {
+export function readFileTool(workspace: Workspace, limits: ResolvedToolLimits, connected?: ConnectedContext) {
   return defineTool({
     workspace,
     description:
       'Read a text file of the repository. Each output line starts with its line number and a tab; ' +
       'that prefix is not part of the file. Long files come back in parts: pass start_line and ' +
-      'end_line (1-based, inclusive) to read a range, and follow the note at the end to read on.',
-    schema: Type.Object(
-      {
-        path: PathParam(REPO_PATH),
-        start_line: Type.Optional(
-          Type.Integer({ minimum: 1, description: 'First line to read (1-based). Default 1.' }),
-        ),
-        end_line: Type.Optional(
-          Type.Integer({
-            minimum: 1,
-            description: 'Last line to read, inclusive. Default: the end of the file.',
-          }),
-        ),
-      },
-      { additionalProperties: false },
+      'end_line (1-based, inclusive) to read a range, and follow the note at the end to read on.' +
+      (connected ? ' With `repository`, read a file of a connected repository instead (read-only).' : ''),
+    schema: withRepositoryParam(
+      Type.Object(
+        {
+          repository: RepositoryParam,
+          path: PathParam(REPO_PATH),
+          start_line: Type.Optional(
+            Type.Integer({ minimum: 1, description: 'First line to read (1-based). Default 1.' }),
+          ),
+          end_line: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description: 'Last line to read, inclusive. Default: the end of the file.',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      connected,
     ),
     run: async (input) => {
-      const file = await workspace.existingFile(input.path);
-      const lines = splitLines(await readTextFile(file, limits));
-      if (lines.length === 0) return `${file.relative} is empty.`;
-      const start = input.start_line ?? 1;
-      const end = Math.min(input.end_line ?? lines.length, lines.length);
-      if (start > lines.length) {
-        throw new ToolError(
-          `start_line ${start} is past the end of ${file.relative}, which has ${lines.length} lines`,
+      if (input.repository !== undefined && connected) {
+        const { label, text } = await readConnectedText(
+          connected,
+          { ...input, repository: input.repository },
+          limits,
         );
+        return numberedLines(label, text, input, limits);
       }
-      if (end < start) throw new ToolError(`end_line ${end} is before start_line ${start}`);
-
-      const width = String(end).length;
-      let out = `${file.relative} (lines ${start}-${end} of ${lines.length})\n`;
-      for (let n = start; n <= end; n++) {
-        const line = `${String(n).padStart(width)}\t${lines[n - 1] ?? ''}\n`;
-        if (out.length + line.length > limits.maxOutputChars) {
-          if (n === start) {
-            // Show at least part of a huge first line, so reading on is always possible.
-            out += line.slice(0, limits.maxOutputChars - out.length);
-            return `${out}\n[output truncated: line ${n} is longer than the output limit and was cut; call read_file with start_line=${n + 1} to read on]`;
-          }
-          return `${out}\n[output truncated after line ${n - 1} of ${lines.length}; call read_file with start_line=${n} to read on]`;
-        }
-        out += line;
-      }
-      return out.trimEnd();
+      const file = await workspace.existingFile(input.path);
+      return numberedLines(file.relative, await readTextFile(file, limits), input, limits);
     },
   });
+}
+
+/** A file's lines `start_line`..`end_line`, numbered, cut to the output limit with a note on how to read on. */
+export function numberedLines(
+  label: string,
+  text: string,
+  range: { start_line?: number | undefined; end_line?: number | undefined },
+  limits: ResolvedToolLimits,
+): string {
+  const lines = splitLines(text);
+  if (lines.length === 0) return `${label} is empty.`;
+  const start = range.start_line ?? 1;
+  const end = Math.min(range.end_line ?? lines.length, lines.length);
+  if (start > lines.length) {
+    throw new ToolError(`start_line ${start} is past the end of ${label}, which has ${lines.length} lines`);
+  }
+  if (end < start) throw new ToolError(`end_line ${end} is before start_line ${start}`);
+
+  const width = String(end).length;
+  let out = `${label} (lines ${start}-${end} of ${lines.length})\n`;
+  for (let n = start; n <= end; n++) {
+    const line = `${String(n).padStart(width)}\t${lines[n - 1] ?? ''}\n`;
+    if (out.length + line.length > limits.maxOutputChars) {
+      if (n === start) {
+        // Show at least part of a huge first line, so reading on is always possible.
+        out += line.slice(0, limits.maxOutputChars - out.length);
+        return `${out}\n[output truncated: line ${n} is longer than the output limit and was cut; call read_file with start_line=${n + 1} to read on]`;
+      }
+      return `${out}\n[output truncated after line ${n - 1} of ${lines.length}; call read_file with start_line=${n} to read on]`;
+    }
+    out += line;
+  }
+  return out.trimEnd();
 }
 
 export function writeFileTool(workspace: Workspace, limits: ResolvedToolLimits) {

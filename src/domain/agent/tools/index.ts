@@ -1,4 +1,5 @@
 import type { ToolSet } from 'ai';
+import type { ConnectedContext } from './connected-files.ts';
 import { deleteFileTool, editFileTool, moveFileTool, readFileTool, writeFileTool } from './file-tools.ts';
 import { resolveToolLimits, type ToolLimits } from './limits.ts';
 import { listFilesTool } from './list-files.ts';
@@ -6,6 +7,7 @@ import { searchTool } from './search.ts';
 import { type BaselineFindings, validateTool } from './validate-tool.ts';
 import { Workspace } from './workspace.ts';
 
+export type { ConnectedContext } from './connected-files.ts';
 export { DEFAULT_TOOL_LIMITS, type ToolLimits } from './limits.ts';
 export { type BaselineFindings, formatFindings } from './validate-tool.ts';
 export { type ComparedFindings, compareFindings } from './validation/compare-findings.ts';
@@ -27,14 +29,14 @@ export {
 export function createDocumentationTools(
   workdir: string,
   limits?: Partial<ToolLimits>,
-  options: { baseline?: BaselineFindings } = {},
+  options: { baseline?: BaselineFindings; connected?: ConnectedContext } = {},
 ): ToolSet {
   const resolved = resolveToolLimits(limits);
   const workspace = new Workspace(workdir);
   return {
-    list_files: listFilesTool(workspace, resolved),
-    read_file: readFileTool(workspace, resolved),
-    search: searchTool(workspace, resolved),
+    list_files: listFilesTool(workspace, resolved, options.connected),
+    read_file: readFileTool(workspace, resolved, options.connected),
+    search: searchTool(workspace, resolved, options.connected),
     write_file: writeFileTool(workspace, resolved),
     edit_file: editFileTool(workspace, resolved),
     move_file: moveFileTool(workspace),

@@ -1,6 +1,12 @@
 import { stat } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import { Type } from 'typebox';
+import {
+  type ConnectedContext,
+  listConnected,
+  RepositoryParam,
+  withRepositoryParam,
+} from './connected-files.ts';
 import { defineTool } from './define-tool.ts';
 import type { ResolvedToolLimits } from './limits.ts';
 import { capOutput } from './output.ts';
@@ -30,32 +36,61 @@ export function relativeTo(base: string, relative: string): string {
   return base === '.' ? relative : relative.slice(base.length + 1);
 }
 
-export function listFilesTool(workspace: Workspace, limits: ResolvedToolLimits) {
+export function listFilesTool(
+  workspace: Workspace,
+  limits: ResolvedToolLimits,
+  connected?: ConnectedContext,
+) {
   return defineTool({
     workspace,
     description:
       'List files of the repository whose path matches a glob pattern, in name order, one path per line ' +
       '(relative to the repository root). `*` matches within one directory level, `**` across levels, ' +
       '`{a,b}` either: "**/*.mdx" finds every MDX page, "guides/*" the files directly in guides/. ' +
-      'The .git and node_modules directories are never listed.',
-    schema: Type.Object(
-      {
-        pattern: Type.Optional(
-          Type.String({
-            description: 'Glob matched against paths relative to `path`. Default "**/*" (everything).',
-          }),
-        ),
-        path: Type.Optional(
-          Type.String({
-            minLength: 1,
-            description: 'Directory to list, relative to the repository root. Default: the root.',
-          }),
-        ),
-      },
-      { additionalProperties: false },
+      'The .git and node_modules directories are never listed.' +
+      (connected
+        ? ' With `repository`, list a connected repository instead (vendored folders and what its .gitignore names are left out).'
+        : ''),
+    schema: withRepositoryParam(
+      Type.Object(
+        {
+          repository: RepositoryParam,
+          pattern: Type.Optional(
+            Type.String({
+              description: 'Glob matched against paths relative to `path`. Default "**/*" (everything).',
+            }),
+          ),
+          path: Type.Optional(
+            Type.String({
+              minLength: 1,
+              description: 'Directory to list, relative to the repository root. Default: the root.',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      connected,
     ),
     run: async (input, signal) => {
       const matches = globMatcher(input.pattern);
+      if (input.repository !== undefined && connected) {
+        const { listed, total, where } = await listConnected(
+          connected,
+          { repository: input.repository, path: input.path },
+          matches,
+          limits,
+        );
+        if (total === 0) return `No files match ${input.pattern ?? '**/*'} in ${where}.`;
+        const more =
+          total > listed.length
+            ? `\n[${total - listed.length} more matching files not shown; narrow the pattern or path]`
+            : '';
+        return capOutput(
+          listed.join('\n') + more,
+          limits.maxOutputChars,
+          'Narrow the pattern or path to see the rest.',
+        );
+      }
       const start = await startDirectory(workspace, input.path);
       if (!start.isDirectory) throw new ToolError(`${start.relative} is a file, not a directory`);
 

@@ -1,5 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import { Type } from 'typebox';
+import {
+  ALL_CONNECTED,
+  type ConnectedContext,
+  RepositoryParam,
+  searchConnected,
+  withRepositoryParam,
+} from './connected-files.ts';
 import { defineTool } from './define-tool.ts';
 import type { ResolvedToolLimits } from './limits.ts';
 import { globMatcher, startDirectory } from './list-files.ts';
@@ -46,7 +53,7 @@ function runSearchWorker(request: SearchRequest, timeoutMs: number, signal: Abor
   });
 }
 
-export function searchTool(workspace: Workspace, limits: ResolvedToolLimits) {
+export function searchTool(workspace: Workspace, limits: ResolvedToolLimits, connected?: ConnectedContext) {
   return defineTool({
     workspace,
     description:
@@ -54,30 +61,40 @@ export function searchTool(workspace: Workspace, limits: ResolvedToolLimits) {
       'Returns matching lines as "path:line: text", at most ' +
       `${limits.maxSearchMatches} of them. Use it to find every page that mentions something before ` +
       'changing it, or the links that point at a page you move. The .git and node_modules directories ' +
-      'are not searched.',
-    schema: Type.Object(
-      {
-        pattern: Type.String({
-          minLength: 1,
-          description:
-            'JavaScript regular expression, without slashes, e.g. "api[_-]key" or "href=\\"/guides/".',
-        }),
-        path: Type.Optional(
-          Type.String({
+      'are not searched.' +
+      (connected
+        ? ` With \`repository\`, search a connected repository instead, or all of them with "${ALL_CONNECTED}"; matches are "name:path:line: text". Read a file with read_file before relying on it: the files you read are listed as the pull request's sources.`
+        : ''),
+    schema: withRepositoryParam(
+      Type.Object(
+        {
+          repository: RepositoryParam,
+          pattern: Type.String({
             minLength: 1,
             description:
-              'Directory or file to search, relative to the repository root. Default: the whole repository.',
+              'JavaScript regular expression, without slashes, e.g. "api[_-]key" or "href=\\"/guides/".',
           }),
-        ),
-        glob: Type.Optional(
-          Type.String({
-            description:
-              'Only search files whose path (relative to `path`) matches this glob, e.g. "**/*.mdx".',
-          }),
-        ),
-        case_insensitive: Type.Optional(Type.Boolean({ description: 'Ignore letter case. Default false.' })),
-      },
-      { additionalProperties: false },
+          path: Type.Optional(
+            Type.String({
+              minLength: 1,
+              description:
+                'Directory or file to search, relative to the repository root. Default: the whole repository.',
+            }),
+          ),
+          glob: Type.Optional(
+            Type.String({
+              description:
+                'Only search files whose path (relative to `path`) matches this glob, e.g. "**/*.mdx".',
+            }),
+          ),
+          case_insensitive: Type.Optional(
+            Type.Boolean({ description: 'Ignore letter case. Default false.' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      connected,
+      { all: true },
     ),
     run: async (input, signal) => {
       const flags = input.case_insensitive === true ? 'i' : '';
@@ -88,7 +105,23 @@ export function searchTool(workspace: Workspace, limits: ResolvedToolLimits) {
           `invalid regular expression: ${error instanceof Error ? error.message : input.pattern}`,
         );
       }
-      globMatcher(input.glob);
+      const matchesGlob = globMatcher(input.glob);
+      if (input.repository !== undefined && connected) {
+        const found = await searchConnected(
+          connected,
+          { ...input, repository: input.repository },
+          matchesGlob,
+          limits,
+          signal,
+        );
+        if (found.matches.length === 0)
+          return `No matches for /${input.pattern}/ in ${input.repository === ALL_CONNECTED ? 'the connected repositories' : input.repository}.`;
+        const lines = found.matches.map((m) => `${m.file}:${m.line}: ${m.text}`);
+        const note = found.more
+          ? `\n[more than ${found.matches.length} matches; only these are shown. Narrow the pattern, path or glob]`
+          : '';
+        return capOutput(lines.join('\n') + note, limits.maxOutputChars, 'Narrow the pattern, path or glob.');
+      }
       const start = await startDirectory(workspace, input.path);
       if (!start.isDirectory) await workspace.existingFile(start.relative);
 

@@ -8,6 +8,7 @@ import { monthOf } from '../../projects/monthly-budget.ts';
 import type { AgentMessage, StoredMessage, TokenUsage } from '../conversation.ts';
 import type { JobEventLog } from '../job-events.ts';
 import { roundUsd } from '../pricing/model-prices.ts';
+import { MAX_TURN_SOURCES, type TurnSource } from '../turn-sources.ts';
 import { type Lease, truncateReason } from './lease.ts';
 
 export type TurnOutcome = (
@@ -17,6 +18,8 @@ export type TurnOutcome = (
       prLink: string | null;
       usage: TokenUsage | null;
       messages: AgentMessage[];
+      /** What the change relied on beyond the docs repository. */
+      sources?: TurnSource[];
     }
   | { outcome: 'failed'; reason: string; usage: TokenUsage | null; messages: AgentMessage[] }
 ) & {
@@ -48,6 +51,9 @@ export async function finishTurn(
       usage: result.usage ? JSON.stringify(result.usage) : null,
       cost_usd: result.usage ? (result.costUsd ?? null) : null,
       finished_at: now,
+      ...(result.outcome === 'succeeded' && result.sources?.length
+        ? { sources: JSON.stringify(result.sources.slice(0, MAX_TURN_SOURCES)) }
+        : {}),
     });
     if (!recorded) return;
     let seq = await nextMessageSeq(tx, lease.jobId);

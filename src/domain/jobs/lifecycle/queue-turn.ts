@@ -72,6 +72,7 @@ export async function queueTurnIn(
     created_at: now,
     started_at: null,
     finished_at: null,
+    sources: null,
   };
   await insertTurn(tx, turn);
   const content: StoredMessage = { role: 'user', text: prompt };
