@@ -10,6 +10,12 @@ export function notice(json: boolean, text: string): void {
   cliIo().stderr.write(json ? `${JSON.stringify({ notice: text })}\n` : `Note: ${text}\n`);
 }
 
+/** Things the user should know that did not stop the command (with --json, they are in the output). */
+export function warn(json: boolean, warnings: readonly string[]): void {
+  if (json) return;
+  for (const warning of warnings) cliIo().stderr.write(`Warning: ${warning}\n`);
+}
+
 /** A plain aligned table for terminals. */
 export function table(headers: string[], rows: string[][]): string {
   if (rows.length === 0) return '(none)';

@@ -5,6 +5,7 @@ import { KEY_SCOPES, ROLES } from '../domain/access/principal.ts';
 import { LOG_FORMATS } from '../domain/analytics/log-formats.ts';
 import { DEFAULT_EXPIRY_DAYS, EXPIRY_DAYS } from '../domain/keys/key-service.ts';
 import { addAutomationCommands } from './automation-commands.ts';
+import { addContextRepositoryCommands } from './context-repository-commands.ts';
 import { type CliIo, withCliIo } from './io.ts';
 
 /**
@@ -141,6 +142,7 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
         json: Boolean(o.json),
       }),
     );
+  addContextRepositoryCommands(projects, json);
 
   addAutomationCommands(program, json);
 

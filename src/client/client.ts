@@ -11,6 +11,11 @@ export type Job = components['schemas']['Job'];
 export type JobList = components['schemas']['JobList'];
 export type Conversation = components['schemas']['Conversation'];
 export type JobStatus = Job['status'];
+export type ContextRepository = components['schemas']['ContextRepository'];
+export type ConnectedContextRepository = components['schemas']['ConnectedContextRepository'];
+/** A repository to connect: a git URL or a path on the server, and its branch (default main). */
+export type NewContextRepository =
+  paths['/v2/agent/{projectId}/context']['post']['requestBody']['content']['application/json'];
 export type JobListOptions = NonNullable<paths['/v2/agent/{projectId}/jobs']['get']['parameters']['query']>;
 type VisitorsOperation = paths['/v1/analytics/{projectId}/visitors']['get'];
 export type VisitorsReport = VisitorsOperation['responses'][200]['content']['application/json'];
@@ -51,6 +56,19 @@ export interface DocwrightClient {
     archive(projectId: string, id: string): Promise<Job>;
     /** Each turn and every message of the job, oldest first. */
     conversation(projectId: string, id: string): Promise<Conversation>;
+  };
+  /** The source repositories a project's documentation agent may read (its context). */
+  context: {
+    /** The connected repositories, by name. */
+    list(projectId: string): Promise<ContextRepository[]>;
+    /**
+     * Connects a repository (an admin key), checked like the project's own: a path must lie
+     * under the server's DOCWRIGHT_LOCAL_REPOSITORY_ROOTS. What could not be checked yet (a
+     * remote it cannot reach now) comes back in `warnings`.
+     */
+    add(projectId: string, repository: NewContextRepository): Promise<ConnectedContextRepository>;
+    /** Disconnects it (an admin key); a DocwrightApiError with status 404 when none has that name. */
+    remove(projectId: string, name: string): Promise<void>;
   };
   analytics: {
     /** Distinct visitors per page, human and AI, over [dateFrom, dateTo). */
@@ -111,6 +129,21 @@ export function createClient(options: ClientOptions): DocwrightClient {
       settle(await api.GET('/v2/agent/{projectId}/job/{id}/messages', job(projectId, id))),
   };
 
+  const context: DocwrightClient['context'] = {
+    list: async (projectId) =>
+      settle(await api.GET('/v2/agent/{projectId}/context', { params: { path: { projectId } } }))
+        .repositories,
+    add: async (projectId, body) =>
+      settle(await api.POST('/v2/agent/{projectId}/context', { params: { path: { projectId } }, body })),
+    remove: async (projectId, name) => {
+      const { response, error } = await api.DELETE('/v2/agent/{projectId}/context/{name}', {
+        params: { path: { projectId, name } },
+      });
+      // 204: no body to settle.
+      if (!response.ok) throw new DocwrightApiError(response.status, error, response.headers);
+    },
+  };
+
   const analytics: DocwrightClient['analytics'] = {
     visitors: async (projectId, { dateFrom, dateTo, limit, offset, verifiedOnly } = {}) => {
       // The export takes every parameter as a string (it names the one it cannot read).
@@ -142,6 +175,7 @@ export function createClient(options: ClientOptions): DocwrightClient {
 
   return {
     jobs,
+    context,
     analytics,
     api,
     waitForJob: (projectId, id, waitOptions = {}) =>

@@ -4,6 +4,8 @@
  */
 export {
   type ClientOptions,
+  type ConnectedContextRepository,
+  type ContextRepository,
   type Conversation,
   createClient,
   DocwrightApiError,
@@ -14,6 +16,7 @@ export {
   type JobList,
   type JobListOptions,
   type JobStatus,
+  type NewContextRepository,
   type PageViewEvent,
   type VisitorsOptions,
   type VisitorsReport,

@@ -16,6 +16,7 @@ import { analyticsCollectRoutes } from './routes/analytics-collect.ts';
 import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { automationRoutes } from './routes/automations.ts';
 import { codeChangeHookRoutes } from './routes/code-change-hooks.ts';
+import { contextRepositoryRoutes } from './routes/context-repositories.ts';
 import { dashboardAppRoutes } from './routes/dashboard-app.ts';
 import { jobEventRoutes } from './routes/job-events.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -172,6 +173,10 @@ export async function buildHttpApp({
       jobs: services.jobs,
       heartbeatMs: settings.eventsHeartbeatMs,
       streamMs: settings.eventsStreamMs,
+    });
+    await api.register(contextRepositoryRoutes, {
+      contextRepositories: services.contextRepositories,
+      localRepositoryRoots: settings.localRepositoryRoots,
     });
     await api.register(analyticsRoutes, {
       analytics: services.analytics,

@@ -4,6 +4,7 @@ import type { BodyDeadlines } from './body-deadline.ts';
 import { agentJobRoutes } from './routes/agent-jobs.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { automationRoutes } from './routes/automations.ts';
+import { contextRepositoryRoutes } from './routes/context-repositories.ts';
 import { dashboardJobLookupRoutes } from './routes/dashboard-job-lookup.ts';
 import { dashboardJobRoutes } from './routes/dashboard-jobs.ts';
 import { dashboardKeyRoutes } from './routes/dashboard-keys.ts';
@@ -24,8 +25,9 @@ export const isPublicApiTwin = (url: string) => /^\/dashboard\/api\/v[12]\//.tes
 
 /**
  * Everything under `/dashboard/api`, behind the session authenticator: the dashboard's own
- * routes, and the public API's job and analytics routes (same schemas, handlers and queries)
- * for a signed-in account instead of a bearer key. Register with `{ prefix: DASHBOARD_API_PREFIX }`.
+ * routes, and the public API's job, connected-repository and analytics routes (same schemas,
+ * handlers and queries) for a signed-in account instead of a bearer key. Register with
+ * `{ prefix: DASHBOARD_API_PREFIX }`.
  */
 export const dashboardApi: FastifyPluginAsync<{
   services: HttpServices;
@@ -76,6 +78,10 @@ export const dashboardApi: FastifyPluginAsync<{
     jobs: services.jobs,
     heartbeatMs: settings.eventsHeartbeatMs,
     streamMs: settings.eventsStreamMs,
+  });
+  await app.register(contextRepositoryRoutes, {
+    contextRepositories: services.contextRepositories,
+    localRepositoryRoots: settings.localRepositoryRoots,
   });
   await app.register(analyticsRoutes, {
     analytics: services.analytics,

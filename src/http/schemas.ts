@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import { type JobEventType, TURN_CHANGES } from '../domain/jobs/job-events.ts';
 import { JOB_STATUSES } from '../domain/jobs/job-view.ts';
 import { AUTOMATION_SCHEMAS } from './automation-schemas.ts';
+import { CONTEXT_REPOSITORY_SCHEMAS } from './context-repository-schemas.ts';
 import { TurnUsage } from './usage-schema.ts';
 import { WEBHOOK_SCHEMAS } from './webhook-schemas.ts';
 
@@ -290,6 +291,7 @@ export function addSharedSchemas(app: FastifyInstance): void {
     BranchReview,
     ...WEBHOOK_SCHEMAS,
     ...AUTOMATION_SCHEMAS,
+    ...CONTEXT_REPOSITORY_SCHEMAS,
   ]) {
     app.addSchema(schema);
   }

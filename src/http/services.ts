@@ -4,6 +4,7 @@ import type { CodeChangeReceiver } from '../domain/automations/code-change/code-
 import type { Clock } from '../domain/clock.ts';
 import type { JobService } from '../domain/jobs/job-service.ts';
 import type { KeyService } from '../domain/keys/key-service.ts';
+import type { ContextRepositoryService } from '../domain/projects/context-repositories.ts';
 import type { ProjectRemoval } from '../domain/projects/project-removal.ts';
 import type { ProjectService } from '../domain/projects/project-service.ts';
 import type { ProjectSettingsOverview } from '../domain/projects/settings-overview.ts';
@@ -23,6 +24,8 @@ export interface HttpServices {
   projects: ProjectService;
   /** Deletes a project with its jobs, keys, working copies and analytics. */
   projectRemoval: ProjectRemoval;
+  /** The source repositories a project's agent may read. */
+  contextRepositories: ContextRepositoryService;
   /** A project's agent, analytics and server settings together (the dashboard's settings page). */
   settingsOverview: ProjectSettingsOverview;
   jobs: JobService;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { pino } from 'pino';
@@ -6,6 +7,7 @@ import { createWorker } from '../../src/app/services.ts';
 import type { Worker } from '../../src/domain/runner/worker.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { signIn } from '../helpers/dashboard-session.ts';
+import { createRepository, tempDir } from '../helpers/git-repos.ts';
 import { testBackend } from '../helpers/storage.ts';
 import { PromptScriptedAgent } from '../helpers/test-agent.ts';
 
@@ -319,6 +321,58 @@ describe(`OpenAPI document and live responses on ${testBackend}`, () => {
         `GET ${one}/runs 200`,
       ]),
     );
+  });
+
+  it('every connected-repository response matches the document', async () => {
+    t = await startTestApp();
+    const contract = new ContractChecker(
+      (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as OpenApiDocument,
+    );
+    const dir = tempDir();
+    try {
+      const repo = path.join(dir.dir, 'api');
+      createRepository(repo, { 'src/index.ts': 'export {};\n' });
+      const list = '/v2/agent/{projectId}/context';
+      const one = `${list}/{name}`;
+      const base = `/v2/agent/${t.project.id}/context`;
+      const checks: [Response, string, string][] = [
+        [await t.request('POST', base, { body: { name: 'api', repository: repo } }), 'POST', list],
+        // No network here: a remote that cannot be asked is connected with a warning.
+        [
+          await t.request('POST', base, {
+            body: { name: 'sdk', repository: 'https://git.invalid/acme/sdk.git', ref: 'trunk' },
+          }),
+          'POST',
+          list,
+        ],
+        [await t.request('POST', base, { body: { name: 'api', repository: repo } }), 'POST', list],
+        [await t.request('POST', base, { body: { name: 'API', repository: repo } }), 'POST', list],
+        [await t.request('GET', base), 'GET', list],
+        [await t.request('DELETE', `${base}/sdk`), 'DELETE', one],
+        [await t.request('DELETE', `${base}/sdk`), 'DELETE', one],
+      ];
+      for (const [response, method, template] of checks) {
+        if (response.status !== 204) {
+          await contract.check(response, method, template);
+          continue;
+        }
+        // No body to validate: the status must be one the document gives.
+        const documented = contract.document.paths[template]?.[method.toLowerCase()]?.responses ?? {};
+        expect(Object.keys(documented)).toContain('204');
+        contract.checked.push(`${method} ${template} 204`);
+      }
+      expect(contract.checked).toEqual([
+        `POST ${list} 201`,
+        `POST ${list} 201`,
+        `POST ${list} 409`,
+        `POST ${list} 400`,
+        `GET ${list} 200`,
+        `DELETE ${one} 204`,
+        `DELETE ${one} 404`,
+      ]);
+    } finally {
+      dir.cleanup();
+    }
   });
 
   it('every dashboard response matches the document', async () => {

@@ -154,6 +154,8 @@ describe(`every route checks key, session, scope, role and project (${testBacken
   const hookSecrets = { github: '', gitlab: '' };
   /** A manual automation of the project. */
   let automationId: string;
+  /** Connected repositories made so far: each new one gets the next number in its name. */
+  let contextNames = 0;
   /** A code-change automation whose secret the matrix rotates. */
   let rotatingAutomationId: string;
   const keys = {} as Record<KeyCredential, string | null>;
@@ -230,6 +232,7 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         instructions: 'Check the docs',
       })
     ).id;
+    await t.services.contextRepositories.add(projectId, { name: 'standing', repository: repo });
     // The job's branch, with one commit on top of main, as the agent would have pushed it.
     const branch = (await t.services.jobs.get(projectId, jobId)).source.ref;
     git(repo, 'checkout', '--quiet', '-b', branch);
@@ -544,6 +547,34 @@ describe(`every route checks key, session, scope, role and project (${testBacken
         path: `/v2/agent/${p()}/automations/${automationId}/trigger`,
         body: { context: 'From the matrix' },
       }),
+    },
+    'GET /v2/agent/:projectId/context': {
+      access: 'apiRead',
+      ok: 200,
+      request: () => ({ path: `/v2/agent/${p()}/context` }),
+    },
+    'POST /v2/agent/:projectId/context': {
+      access: 'admin',
+      ok: 201,
+      // A new name each time: a name is connected once.
+      request: () => ({
+        path: `/v2/agent/${p()}/context`,
+        body: { name: `source-${++contextNames}`, repository: repo },
+      }),
+    },
+    'DELETE /v2/agent/:projectId/context/:name': {
+      access: 'admin',
+      ok: 204,
+      // A fresh one for each caller that may disconnect it; the refused ones aim at the standing one.
+      request: async (who) => {
+        const { name } = ['admin', 'adminSession', 'owner'].includes(who)
+          ? await t.services.contextRepositories.add(projectId, {
+              name: `gone-${++contextNames}`,
+              repository: repo,
+            })
+          : { name: 'standing' };
+        return { path: `/v2/agent/${p()}/context/${name}` };
+      },
     },
     'GET /v1/analytics/:projectId/visitors': {
       access: 'apiRead',

@@ -6,7 +6,7 @@ import { usd } from '../../domain/projects/monthly-budget.ts';
 import type { ProjectSettingsChange } from '../../domain/projects/project-settings.ts';
 import { withServices } from '../context.ts';
 import { cliIo } from '../io.ts';
-import { print, table } from '../output.ts';
+import { print, table, warn } from '../output.ts';
 import { readStdin } from '../stdin.ts';
 
 export async function createProjectCommand(options: {
@@ -50,12 +50,6 @@ export async function deleteProjectCommand(projectId: string, options: { yes: bo
     (d) =>
       `Deleted project ${d.deleted} with ${d.jobs} job(s), ${d.keys} API key(s), its working copies and analytics`,
   );
-}
-
-/** Things the user should know that did not stop the command (with --json, they are in the output). */
-function warn(json: boolean, warnings: string[]): void {
-  if (json) return;
-  for (const warning of warnings) cliIo().stderr.write(`Warning: ${warning}\n`);
 }
 
 export async function listProjectsCommand(options: { json: boolean }) {

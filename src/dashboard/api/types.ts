@@ -12,6 +12,10 @@ import type {
   TriggeredRun,
   updateAutomationBody,
 } from '../../http/automation-schemas.ts';
+import type {
+  ConnectContextRepositoryBody,
+  ContextRepository,
+} from '../../http/context-repository-schemas.ts';
 import type { CreatedKey, KeyInfo, KeyList, NewKeyBody } from '../../http/routes/dashboard-keys.ts';
 import type {
   CheckedProject,
@@ -60,6 +64,11 @@ export type ProjectListPayload = { projects: ProjectPayload[] };
 export type NewProjectPayload = Static<typeof NewProjectBody>;
 export type ProjectChangePayload = Static<typeof ProjectChangeBody>;
 export type CheckedProjectPayload = Static<typeof CheckedProject>;
+
+export type ContextRepositoryPayload = Static<typeof ContextRepository>;
+export type ContextRepositoryListPayload = { repositories: ContextRepositoryPayload[] };
+export type NewContextRepositoryPayload = Static<typeof ConnectContextRepositoryBody>;
+export type ConnectedContextRepositoryPayload = { repository: ContextRepositoryPayload; warnings: string[] };
 
 export type SettingsPayload = Static<typeof Settings>;
 export type SettingsChangePayload = Static<typeof SettingsChange>;

@@ -10,6 +10,7 @@ import { formatUsd } from '../components/format.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { QueryView } from '../components/states.tsx';
 import { useToast } from '../components/toasts.tsx';
+import { ConnectedRepositories } from './connected-repositories.tsx';
 
 type SaltRotation = SettingsPayload['server']['saltRotation'];
 const ROTATIONS: { value: SaltRotation; label: string }[] = [
@@ -38,6 +39,12 @@ export default function SettingsPage() {
         <QueryView query={project} label="Loading the project">
           {(data) => <RepositoryForm key={data.id} project={data} readOnly={!canWrite} />}
         </QueryView>
+      </Section>
+      <Section
+        title="Connected repositories"
+        description="Source code the agent may read, never change, to check what it writes: the product's code, an SDK, an API definition."
+      >
+        <ConnectedRepositories projectId={projectId} canWrite={canWrite} />
       </Section>
       <QueryView query={settings} label="Loading the settings">
         {(data) => (
