@@ -115,8 +115,17 @@ const Message = Type.Object({
   }),
   text: Nullable(Type.String()),
   tool: Nullable(Tool),
-  plan: Nullable(
-    Type.Object({ items: PlanItems }, { description: 'For a plan message; null for the others.' }),
+  // Optional: `message` events recorded before plans existed are replayed as they were written.
+  plan: Type.Optional(
+    Nullable(
+      Type.Object(
+        { items: PlanItems },
+        {
+          description:
+            'For a plan message; null for the others. Absent only from message events recorded before plans existed.',
+        },
+      ),
+    ),
   ),
   createdAt: Timestamp('When the message was stored.'),
 });

@@ -33,7 +33,7 @@ export function currentPlan(
     turns.find((t) => t.status === 'running') ??
     turns.reduce<(typeof turns)[number] | undefined>((a, b) => (a && a.turn > b.turn ? a : b), undefined);
   if (!current) return null;
-  const stored = conversation.messages.findLast((m) => m.turn === current.turn && m.plan !== null);
+  const stored = conversation.messages.findLast((m) => m.turn === current.turn && m.role === 'plan');
   if (stored?.plan) return { turn: current.turn, items: stored.plan.items, updatedAt: stored.createdAt };
   const live = plans.findLast((p) => p.plan.turn === current.turn)?.plan;
   return live ? { turn: live.turn, items: live.items, updatedAt: live.createdAt } : null;
