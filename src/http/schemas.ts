@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { type JobEventType, TURN_CHANGES } from '../domain/jobs/job-events.ts';
 import { JOB_STATUSES } from '../domain/jobs/job-view.ts';
+import { MAX_PLAN_ITEMS, MAX_PLAN_TITLE, PLAN_STATUSES } from '../domain/jobs/plan.ts';
 import { AUTOMATION_SCHEMAS } from './automation-schemas.ts';
 import { CONTEXT_REPOSITORY_SCHEMAS } from './context-repository-schemas.ts';
 import { TurnUsage } from './usage-schema.ts';
@@ -114,12 +115,34 @@ const TurnFields = {
 };
 
 const Tool = Type.Object({ name: Type.String(), input: Type.Unknown(), output: Type.String() });
+const PlanItems = Type.Array(
+  Type.Object({
+    title: Type.String({ minLength: 1, maxLength: MAX_PLAN_TITLE }),
+    status: Type.Enum([...PLAN_STATUSES], { description: 'At most one step is in_progress.' }),
+  }),
+  { minItems: 1, maxItems: MAX_PLAN_ITEMS, description: "The plan's steps, in order." },
+);
 const Message = Type.Object({
   id: Type.String(),
   turn: Type.Integer(),
-  role: Type.Enum(['user', 'assistant', 'tool', 'note']),
+  role: Type.Enum(['user', 'assistant', 'tool', 'note', 'plan'], {
+    description:
+      "plan: the agent's checklist for the turn, as it last set it (the turn stores only its last; each update is a plan event).",
+  }),
   text: Nullable(Type.String()),
   tool: Nullable(Tool),
+  // Optional: `message` events recorded before plans existed are replayed as they were written.
+  plan: Type.Optional(
+    Nullable(
+      Type.Object(
+        { items: PlanItems },
+        {
+          description:
+            'For a plan message; null for the others. Absent only from message events recorded before plans existed.',
+        },
+      ),
+    ),
+  ),
   createdAt: Timestamp('When the message was stored.'),
 });
 
@@ -161,6 +184,15 @@ export const JobEvent = Type.Union(
         text: Nullable(Type.String()),
         tool: Nullable(Tool),
         createdAt: Timestamp('When the step was recorded.'),
+      }),
+    ),
+    eventOf(
+      'plan',
+      "The agent set its plan for the running turn: the whole checklist, each time. The turn's last plan is stored as a plan message when it ends.",
+      Type.Object({
+        turn: Type.Integer(),
+        items: PlanItems,
+        createdAt: Timestamp('When the plan was set.'),
       }),
     ),
     eventOf(

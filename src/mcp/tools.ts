@@ -140,7 +140,7 @@ export function createDocwrightMcpServer(options: McpServerOptions): McpServer {
     {
       title: 'Get a documentation job and its conversation',
       description:
-        'One job: { job, conversation }. job has status (active while the agent works; then completed, failed or archived), prLink (its pull request, once one exists), failureReason and timestamps. conversation has the turns (one per prompt, with status, summary and token usage) and the messages: each prompt, what the agent said, and each tool it used (file reads, edits, validation) with its output. Poll it every few seconds while status is active.',
+        'One job: { job, conversation }. job has status (active while the agent works; then completed, failed or archived), prLink (its pull request, once one exists), failureReason and timestamps. conversation has the turns (one per prompt, with status, summary and token usage) and the messages: each prompt, what the agent said, and each tool it used (file reads, edits, validation) with its output, and its plan for the turn (role plan: a checklist of steps, pending, in_progress or done). Poll it every few seconds while status is active.',
       inputSchema: { jobId },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -49,7 +49,10 @@ export interface ScriptedError {
 }
 
 export type ScriptedReply = ScriptedCompletion | ScriptedError;
-export type ScriptStep = ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
+/** A reply, or a function that makes one; a promise holds the reply back until it settles. */
+export type ScriptStep =
+  | ScriptedReply
+  | ((request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
 
 export interface RecordedRequest {
   method: string;
@@ -173,7 +176,7 @@ export async function startScriptedOpenAIServer(
       sendError(res, 500, 'scripted server: the script has no reply left for this request', 'server_error');
       return;
     }
-    const reply = typeof step === 'function' ? step(recorded) : step;
+    const reply = typeof step === 'function' ? await step(recorded) : step;
     if ('error' in reply) {
       const { status, message, type, code, retryAfter } = reply.error;
       if (retryAfter !== undefined) res.setHeader('retry-after', retryAfter);

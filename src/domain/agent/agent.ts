@@ -22,9 +22,9 @@ export interface AgentTurnInput {
   signal: AbortSignal;
   /**
    * Told of each thing the agent says or does while the turn runs (assistant text, a tool
-   * call with its input and shortened output, a note), for the job's live events. It must
-   * not block: the runner records it in the background. The turn's result still carries
-   * every message; that is what is stored.
+   * call with its input and shortened output, a note, each update of its plan), for the job's
+   * live events. It must not block: the runner records it in the background. The turn's
+   * result carries the messages to store: all of them, but of the plans only the last.
    */
   onProgress?: (message: AgentMessage) => void;
 }

@@ -1,7 +1,8 @@
 import type { MessageRow, TurnRow } from '../../storage/schema.ts';
+import type { Plan } from './plan.ts';
 import { parseTurnSources, type TurnSource } from './turn-sources.ts';
 
-export type MessageRole = 'user' | 'assistant' | 'tool' | 'note';
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'note' | 'plan';
 
 export interface TokenUsage {
   inputTokens: number;
@@ -19,11 +20,15 @@ export interface TurnUsage {
   costUsd: number | null;
 }
 
-/** What the agent said and did during a turn, in order. */
+/**
+ * What the agent said and did during a turn, in order. A `plan` is the agent's checklist as it
+ * last set it (update_plan); a turn stores only its last one.
+ */
 export type AgentMessage =
   | { role: 'assistant'; text: string }
   | { role: 'tool'; tool: { name: string; input: unknown; output: string } }
-  | { role: 'note'; text: string };
+  | { role: 'note'; text: string }
+  | { role: 'plan'; plan: Plan };
 
 /** A message as stored (`messages.content`): the prompt, or one of the agent's. */
 export type StoredMessage = { role: 'user'; text: string } | AgentMessage;
@@ -35,6 +40,8 @@ export interface ConversationMessage {
   role: MessageRole;
   text: string | null;
   tool: { name: string; input: unknown; output: string } | null;
+  /** The agent's plan, for a `plan` message; null for the others. */
+  plan: Plan | null;
   createdAt: string;
 }
 
@@ -63,6 +70,7 @@ export function toConversationMessage(row: MessageRow, turnSeq: number): Convers
     role: content.role,
     text: 'text' in content ? content.text : null,
     tool: 'tool' in content ? content.tool : null,
+    plan: 'plan' in content ? content.plan : null,
     createdAt: row.created_at,
   };
 }

@@ -12,8 +12,9 @@ import {
   toTurnView,
 } from './conversation.ts';
 import { type JobView, toJobView } from './job-view.ts';
+import type { PlanItem } from './plan.ts';
 
-export const JOB_EVENT_TYPES = ['status', 'turn', 'message', 'step', 'pull_request'] as const;
+export const JOB_EVENT_TYPES = ['status', 'turn', 'message', 'step', 'plan', 'pull_request'] as const;
 export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
 
 /** What happened to a turn: queued, started, finished (succeeded or failed), put back. */
@@ -38,14 +39,22 @@ export interface JobEventData {
   message: ConversationMessage;
   /** What the agent said or did in the running turn, as it happens (not stored as a message until the turn ends). */
   step: JobStep;
+  /** The agent's plan for the running turn, whole, each time it sets it (only the last is stored, as a `plan` message). */
+  plan: JobPlanUpdate;
   pull_request: { prLink: string };
 }
 
 export interface JobStep {
   turn: number;
-  role: AgentMessage['role'];
+  role: Exclude<AgentMessage['role'], 'plan'>;
   text: string | null;
   tool: { name: string; input: unknown; output: string } | null;
+  createdAt: string;
+}
+
+export interface JobPlanUpdate {
+  turn: number;
+  items: PlanItem[];
   createdAt: string;
 }
 
@@ -95,6 +104,10 @@ export class JobEventRecorder {
 
   step(job: Pick<JobRow, 'id' | 'project_id'>, step: JobStep): void {
     this.add(job, 'step', step);
+  }
+
+  plan(job: Pick<JobRow, 'id' | 'project_id'>, update: JobPlanUpdate): void {
+    this.add(job, 'plan', update);
   }
 
   /** A webhook event about the job (created, completed, failed, archived, pull request opened). */

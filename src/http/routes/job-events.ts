@@ -63,7 +63,7 @@ export const jobEventRoutes: FastifyPluginAsyncTypebox<JobEventRoutesOptions> = 
       schema: {
         summary: "Follow a job's events (Server-Sent Events)",
         description:
-          "A `text/event-stream` of the job's status changes, turns, stored messages, the agent's steps as they happen and its pull request. " +
+          "A `text/event-stream` of the job's status changes, turns, stored messages, the agent's steps and plan as they happen and its pull request. " +
           "Without Last-Event-ID it starts with the job's current status (id 0), then replays every event of the job; with it, it sends only later events. " +
           'A comment line comes every 15 s (DOCWRIGHT_EVENTS_HEARTBEAT_SECONDS). The stream ends after the job is completed, failed or archived, and otherwise after 10 minutes (DOCWRIGHT_EVENTS_STREAM_SECONDS): resume from the last id, as EventSource does by itself, and the key is checked again. Polling the job works as before.',
         tags: ['Agent jobs'],

@@ -16,6 +16,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { git } from '../../helpers/git-repos.ts';
 import {
   type ScriptedOpenAIServer,
+  type ScriptedReply,
   type ScriptStep,
   startScriptedOpenAIServer,
 } from '../../helpers/scripted-openai-server.ts';
@@ -27,6 +28,7 @@ import {
   LOOK_TIMEOUT_MS,
   LOOKS,
   launchChromium,
+  PHONE,
   saveScreenshot,
   signInThroughForm,
 } from './browser.ts';
@@ -177,7 +179,24 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
   /** A completed job that changed files (made once, for the tests that only look at one). */
   async function completedJobWithChanges(): Promise<JobView> {
     if (!finished) {
-      model.push(...addPage('guides/limits-six'));
+      // A plan the agent left part-done, so the looks below cover every status of a step.
+      model.push(
+        {
+          toolCalls: [
+            {
+              name: 'update_plan',
+              arguments: {
+                items: [
+                  { title: 'Read the navigation', status: 'done' },
+                  { title: 'Write the sixth limits page', status: 'in_progress' },
+                  { title: 'Link it in docs.json', status: 'pending' },
+                ],
+              },
+            },
+          ],
+        },
+        ...addPage('guides/limits-six'),
+      );
       finished = await waitForJob((await createJob('Add a sixth limits page')).id, 'completed');
       expect(finished.prLink).not.toBeNull();
     }
@@ -382,6 +401,145 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
     await context.close();
   });
 
+  it("shows the agent's plan live as a checklist, after a reload too, and where it was set in the conversation", {
+    timeout: 90_000,
+  }, async () => {
+    const plan = (read: string, write: string, link: string) => ({
+      toolCalls: [
+        {
+          name: 'update_plan',
+          arguments: {
+            items: [
+              { title: 'Read the navigation', status: read },
+              { title: 'Write the rate limits page', status: write },
+              { title: 'Link it in docs.json', status: link },
+            ],
+          },
+        },
+      ],
+    });
+    // The model holds its answers back at two points, so the page is looked at while the agent works.
+    const held = [Promise.withResolvers<void>(), Promise.withResolvers<void>()] as const;
+    const [read, write, link, , finish] = addPage('guides/limits-plan') as [
+      ScriptStep,
+      ScriptStep,
+      ScriptStep,
+      ScriptStep,
+      ScriptStep,
+    ];
+    model.push(
+      plan('in_progress', 'pending', 'pending'),
+      read,
+      async () => {
+        await held[0].promise;
+        return plan('done', 'in_progress', 'pending');
+      },
+      async () => {
+        await held[1].promise;
+        return write as ScriptedReply;
+      },
+      link,
+      plan('done', 'done', 'done'),
+      finish,
+    );
+    const { page, context, errors } = await open(admin);
+    const job = await createJob('Add a page about limits, with a plan');
+    await page.goto(jobUrl(job.id));
+    const card = page.getByTestId('plan');
+    const steps = () =>
+      card
+        .getByRole('list', { name: "The agent's plan" })
+        .getByRole('listitem')
+        .evaluateAll((items) =>
+          (items as unknown as { dataset: { status: string }; innerText: string }[]).map(
+            (item) => `${item.dataset.status}: ${item.innerText.replace(/\s+/g, ' ')}`,
+          ),
+        );
+
+    // Each status is said in words, not only by colour or mark.
+    await expect
+      .poll(steps, { timeout: 20_000 })
+      .toEqual([
+        'in_progress: Read the navigation In progress',
+        'pending: Write the rate limits page Pending',
+        'pending: Link it in docs.json Pending',
+      ]);
+    expect(await card.getByRole('heading', { name: 'Plan' }).count()).toBe(1);
+    expect(await card.getByTestId('plan-progress').textContent()).toBe('0 of 3 done');
+    // A reload mid-turn shows the plan again, from the stream's replay.
+    await page.reload();
+    await expect
+      .poll(steps)
+      .toEqual([
+        'in_progress: Read the navigation In progress',
+        'pending: Write the rate limits page Pending',
+        'pending: Link it in docs.json Pending',
+      ]);
+    await inPage(page, 'window.__sameDocument = true');
+
+    held[0].resolve();
+    await expect
+      .poll(steps)
+      .toEqual([
+        'done: Read the navigation Done',
+        'in_progress: Write the rate limits page In progress',
+        'pending: Link it in docs.json Pending',
+      ]);
+    expect(await card.getByTestId('plan-progress').textContent()).toBe('1 of 3 done');
+    // The running turn shows its plan once, where it was last set, folded to one line.
+    const turn = page.locator('[data-turn="1"]');
+    await expect.poll(() => turn.locator('.plan-entry').count()).toBe(1);
+    expect(await turn.locator('.plan-entry summary').innerText()).toMatch(
+      /^Plan\s+1 of 3 done\s+now: Write the rate limits page$/,
+    );
+    await expectAccessible(page, 'job page, plan, working');
+    await saveScreenshot(page, 'job-plan-working-laptop-light');
+    const phone = await context.newPage();
+    await phone.setViewportSize(PHONE);
+    await phone.goto(jobUrl(job.id));
+    await phone.getByTestId('plan').getByText('Write the rate limits page').waitFor();
+    expect(await inPage<number>(phone, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      PHONE.width,
+    );
+    await saveScreenshot(phone, 'job-plan-working-phone-light');
+    await phone.close();
+
+    held[1].resolve();
+    await summary(page, 'completed');
+    await page.locator('[data-turn="1"][data-turn-status=succeeded]').waitFor();
+    await expect
+      .poll(steps)
+      .toEqual([
+        'done: Read the navigation Done',
+        'done: Write the rate limits page Done',
+        'done: Link it in docs.json Done',
+      ]);
+    expect(await inPage(page, 'window.__sameDocument')).toBe(true);
+    // Stored, the turn keeps its last plan only, between the steps where it was set.
+    const entries = await turn
+      .locator('.agent > *')
+      .evaluateAll((nodes) =>
+        (nodes as unknown as { className: string; innerText: string }[]).map((n) =>
+          n.className.includes('plan-entry') ? 'plan' : (n.innerText.split('\n')[0] ?? ''),
+        ),
+      );
+    expect(entries.filter((entry) => entry === 'plan')).toHaveLength(1);
+    expect(entries.slice(entries.indexOf('plan') - 1, entries.indexOf('plan') + 2)).toEqual([
+      'edit_file',
+      'plan',
+      'finish',
+    ]);
+    await turn.locator('.plan-entry summary').click();
+    expect(
+      await turn.locator('.plan-entry').getByRole('list', { name: 'Plan' }).getByRole('listitem').count(),
+    ).toBe(3);
+    await expectAccessible(page, 'job page, plan, completed');
+    await inPage(page, 'window.scrollTo(0, 0)');
+    await saveScreenshot(page, 'job-plan-completed-laptop-light');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("changes a working job's status in the list without a reload", async () => {
     // Signed in first, so the job is still working when the page opens.
     const { page, context } = await open(admin);
@@ -487,7 +645,9 @@ describe(`the jobs pages in Chromium (${testBackend})`, () => {
       await page.goto(jobUrl(done.id));
       await summary(page, 'completed');
       await page.getByTestId('changes').locator('.diff__line').first().waitFor();
-      await page.locator('.tool__summary').first().click();
+      await page.getByTestId('plan').getByText('Write the sixth limits page').waitFor();
+      await page.locator('.plan-entry > .tool__summary').click();
+      await page.locator('.tool:not(.plan-entry) > .tool__summary').first().click();
       expect(await inPage<number>(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(
         viewport.width,
       );

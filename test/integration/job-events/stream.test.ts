@@ -15,6 +15,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { git } from '../../helpers/git-repos.ts';
 import {
   type ScriptedOpenAIServer,
+  type ScriptStep,
   startScriptedOpenAIServer,
 } from '../../helpers/scripted-openai-server.ts';
 import { type ParsedEvent, SseReader } from '../../helpers/sse.ts';
@@ -24,6 +25,39 @@ const EXAMPLE_SITE = fileURLToPath(new URL('../../../examples/docs-site', import
 const API_KEY = 'sk-test-secret-key-123';
 const PAGE =
   '---\ntitle: Rate limits\ndescription: How many requests you can make.\n---\n\nYou can make 100 requests per minute.\n';
+
+/** The model's side of a turn that adds a page and links it. */
+const ADD_PAGE: ScriptStep[] = [
+  {
+    text: 'Let me look at the navigation first.',
+    toolCalls: [{ name: 'read_file', arguments: { path: 'docs.json' } }],
+  },
+  { toolCalls: [{ name: 'write_file', arguments: { path: 'guides/rate-limits.mdx', content: PAGE } }] },
+  {
+    toolCalls: [
+      {
+        name: 'edit_file',
+        arguments: {
+          path: 'docs.json',
+          old_string: '"guides/webhooks"]',
+          new_string: '"guides/webhooks", "guides/rate-limits"]',
+        },
+      },
+    ],
+  },
+  { toolCalls: [{ name: 'validate', arguments: {} }] },
+  {
+    toolCalls: [
+      {
+        name: 'finish',
+        arguments: {
+          summary: 'Added the rate limits page.',
+          pull_request_title: 'Add a rate limits page',
+        },
+      },
+    ],
+  },
+];
 
 describe(`a job's event stream, documentation agent end to end, on ${testBackend}`, () => {
   let t: TestApp;
@@ -40,41 +74,8 @@ describe(`a job's event stream, documentation agent end to end, on ${testBackend
   });
 
   /** A local copy of the example site, the scripted model, and the agent built as the server builds it. */
-  async function start() {
-    model = await startScriptedOpenAIServer(
-      [
-        {
-          text: 'Let me look at the navigation first.',
-          toolCalls: [{ name: 'read_file', arguments: { path: 'docs.json' } }],
-        },
-        { toolCalls: [{ name: 'write_file', arguments: { path: 'guides/rate-limits.mdx', content: PAGE } }] },
-        {
-          toolCalls: [
-            {
-              name: 'edit_file',
-              arguments: {
-                path: 'docs.json',
-                old_string: '"guides/webhooks"]',
-                new_string: '"guides/webhooks", "guides/rate-limits"]',
-              },
-            },
-          ],
-        },
-        { toolCalls: [{ name: 'validate', arguments: {} }] },
-        {
-          toolCalls: [
-            {
-              name: 'finish',
-              arguments: {
-                summary: 'Added the rate limits page.',
-                pull_request_title: 'Add a rate limits page',
-              },
-            },
-          ],
-        },
-      ],
-      { apiKey: API_KEY },
-    );
+  async function start(script: ScriptStep[] = ADD_PAGE) {
+    model = await startScriptedOpenAIServer(script, { apiKey: API_KEY });
     const repo = mkdtempSync(path.join(tmpdir(), 'docwright-events-repo-'));
     const dataDir = mkdtempSync(path.join(tmpdir(), 'docwright-events-data-'));
     dirs.push(repo, dataDir);
@@ -189,6 +190,129 @@ describe(`a job's event stream, documentation agent end to end, on ${testBackend
 
     // No secret reaches the stream.
     expect(JSON.stringify(stream.frames)).not.toContain(API_KEY);
+  });
+
+  it("sends each update of the agent's plan as a plan event, and stores the turn's last in the conversation", async () => {
+    const plan = (read: string, write: string, link: string) => ({
+      name: 'update_plan',
+      arguments: {
+        items: [
+          { title: 'Read the navigation', status: read },
+          { title: 'Write the rate limits page', status: write },
+          { title: 'Link it in docs.json', status: link },
+        ],
+      },
+    });
+    const [read, write, link, , finish] = ADD_PAGE as [
+      ScriptStep,
+      ScriptStep,
+      ScriptStep,
+      ScriptStep,
+      ScriptStep,
+    ];
+    const { projectId, key } = await start([
+      { text: 'A plan first.', toolCalls: [plan('in_progress', 'pending', 'pending')] },
+      read,
+      write,
+      link,
+      { toolCalls: [plan('done', 'done', 'done')] },
+      finish,
+    ]);
+    const created = (await (
+      await t.request('POST', `/v2/agent/${projectId}/job`, {
+        key,
+        body: { prompt: 'Add a page about rate limits' },
+      })
+    ).json()) as JobView;
+    const url = `/v2/agent/${projectId}/job/${created.id}/events`;
+    const live = new SseReader(
+      await t.request('GET', url, { key, headers: { accept: 'text/event-stream' } }),
+    );
+    await live.readUntil((frames) => frames.some((f) => f.kind === 'event' && f.event === 'message'));
+    worker = createWorker(t.services, pino({ level: 'silent' }));
+    worker.start();
+    await live.readToEnd();
+
+    const statuses = (items: { status: string }[]) => items.map((item) => item.status).join(',');
+    const planEvents = live.events.filter((e) => e.event === 'plan');
+    expect(planEvents.map((e) => e.data)).toEqual([
+      {
+        turn: 1,
+        items: [
+          { title: 'Read the navigation', status: 'in_progress' },
+          { title: 'Write the rate limits page', status: 'pending' },
+          { title: 'Link it in docs.json', status: 'pending' },
+        ],
+        createdAt: expect.any(String),
+      },
+      {
+        turn: 1,
+        items: [
+          { title: 'Read the navigation', status: 'done' },
+          { title: 'Write the rate limits page', status: 'done' },
+          { title: 'Link it in docs.json', status: 'done' },
+        ],
+        createdAt: expect.any(String),
+      },
+    ]);
+    // In order among the steps, as they happened; a plan update is not also a tool step.
+    expect(
+      live.events
+        .filter((e) => e.event === 'plan' || e.event === 'step')
+        .map((e) =>
+          e.event === 'plan' ? `plan ${statuses((e.data as { items: [] }).items)}` : summarize(e),
+        ),
+    ).toEqual([
+      'step assistant A plan first.',
+      'plan in_progress,pending,pending',
+      'step assistant Let me look at the navigation first.',
+      'step tool read_file',
+      'step tool write_file',
+      'step tool edit_file',
+      'plan done,done,done',
+      'step tool finish',
+      'step note',
+    ]);
+
+    // The conversation keeps the turn's last plan, where it was set, as a plan message.
+    const conversation = (await (
+      await t.request('GET', `/v2/agent/${projectId}/job/${created.id}/messages`, { key })
+    ).json()) as { messages: { role: string; tool: { name: string } | null; plan: { items: [] } | null }[] };
+    expect(conversation.messages.map((m) => m.tool?.name ?? m.role)).toEqual([
+      'user',
+      'assistant',
+      'assistant',
+      'read_file',
+      'write_file',
+      'edit_file',
+      'plan',
+      'finish',
+      'note',
+    ]);
+    const lastPlan = planEvents.at(-1)?.data as { items: unknown } | undefined;
+    expect(conversation.messages.find((m) => m.role === 'plan')?.plan).toEqual({ items: lastPlan?.items });
+    expect(conversation.messages.filter((m) => m.role !== 'plan').every((m) => m.plan === null)).toBe(true);
+    expect(live.events.filter((e) => e.event === 'message').map((e) => e.data)).toEqual(
+      conversation.messages,
+    );
+
+    // A client that comes late gets both updates from the start of the stream.
+    const late = new SseReader(
+      await t.request('GET', url, { key, headers: { accept: 'text/event-stream' } }),
+    );
+    await late.readToEnd();
+    expect(late.events.filter((e) => e.event === 'plan')).toEqual(planEvents);
+
+    // The events and the conversation match the document the server publishes.
+    const document = (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as object;
+    const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
+    ajv.addSchema(document, 'openapi.json');
+    const validateEvent = ajv.getSchema('openapi.json#/components/schemas/JobEvent');
+    for (const event of live.events) {
+      expect(validateEvent?.(event), JSON.stringify(validateEvent?.errors)).toBe(true);
+    }
+    const validateConversation = ajv.getSchema('openapi.json#/components/schemas/Conversation');
+    expect(validateConversation?.(conversation), JSON.stringify(validateConversation?.errors)).toBe(true);
   });
 });
 

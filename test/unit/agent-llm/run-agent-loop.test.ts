@@ -113,7 +113,12 @@ describe('runAgentLoop over a streamed OpenAI-compatible server', () => {
     const first = requests[0]?.body;
     expect(first?.messages[0]).toEqual({ role: 'system', content: 'You are a test agent.' });
     expect(first?.messages.at(-1)).toEqual({ role: 'user', content: 'Fix the typo in the guide heading.' });
-    expect(first?.tools?.map((t) => t.function.name).sort()).toEqual(['finish', 'read_file', 'write_file']);
+    expect(first?.tools?.map((t) => t.function.name).sort()).toEqual([
+      'finish',
+      'read_file',
+      'update_plan',
+      'write_file',
+    ]);
     const finishSchema = first?.tools?.find((t) => t.function.name === 'finish')?.function.parameters;
     expect(finishSchema).toMatchObject({ type: 'object', required: ['summary'] });
 
@@ -504,6 +509,7 @@ function message(
     role,
     text: null,
     tool: null,
+    plan: null,
     createdAt: new Date(0).toISOString(),
     ...fields,
   };

@@ -61,6 +61,7 @@ describe("the repository's instructions in the system prompt", () => {
     expect(prompt).toMatch(/Never invent product facts/);
     expect(prompt).toMatch(/run validate/);
     expect(prompt).toMatch(/call finish/);
+    expect(prompt).toMatch(/When the work has several steps, call update_plan/);
     expect(prompt).not.toContain('<repository-instructions>');
   });
 

@@ -1,14 +1,16 @@
 /**
  * A job's conversation: per turn, the prompt, what the agent said and did (tool steps folded,
- * their input and output a click away), its notes and validation findings, and the turn's end:
+ * their input and output a click away), where it set its plan (folded too), its notes and
+ * validation findings, and the turn's end:
  * status, summary or error, token usage. Never as HTML: the agent's words and the summary are
  * Markdown, rendered as React elements (markdown-text.tsx); everything else is plain text.
  */
 import { lazy, Suspense, useState } from 'react';
 import { formatDateTime, formatUsd } from '../../components/format.tsx';
 import { WarningIcon } from '../../components/icons.tsx';
-import type { Conversation, Message, Step, Turn } from './job-api.ts';
+import type { Conversation, Message, PlanEvent, Step, Turn } from './job-api.ts';
 import { TurnStatusBadge } from './job-status.tsx';
+import { PlanEntry } from './plan.tsx';
 
 // react-markdown and its parser (about 34 KB gzipped) come in their own chunk, asked for as soon
 // as the job page loads: it arrives while the conversation is on its way. Until then, the text as it is.
@@ -29,20 +31,40 @@ const OUTPUT_PREVIEW_CHARS = 4000;
 
 const numbers = new Intl.NumberFormat();
 
+/** What the conversation shows of a message or a live event. */
+type EntryData = Pick<Message, 'role' | 'text' | 'tool'> & { plan?: Message['plan'] };
+
 export function ConversationView({
   conversation,
   steps,
+  plans,
 }: {
   conversation: Conversation;
   steps: { id: number; step: Step }[];
+  plans: { id: number; plan: PlanEvent }[];
 }) {
   const turns = [...conversation.turns].sort((a, b) => a.turn - b.turn);
   return (
     <ol className="turns" aria-label="Conversation">
       {turns.map((turn) => {
         const messages = conversation.messages.filter((m) => m.turn === turn.turn && m.role !== 'user');
-        // Steps show the running turn until its messages are stored.
-        const live = messages.length === 0 ? steps.filter((s) => s.step.turn === turn.turn) : [];
+        // Steps show the running turn until its messages are stored; of its plans, the last, where
+        // it was set, as the turn will store it.
+        const live: { id: number; entry: EntryData }[] = [];
+        if (messages.length === 0) {
+          for (const { id, step } of steps) if (step.turn === turn.turn) live.push({ id, entry: step });
+          const plan = plans.findLast((p) => p.plan.turn === turn.turn);
+          if (plan) {
+            const entry: EntryData = {
+              role: 'plan',
+              text: null,
+              tool: null,
+              plan: { items: plan.plan.items },
+            };
+            live.push({ id: plan.id, entry });
+            live.sort((a, b) => a.id - b.id);
+          }
+        }
         return (
           <li key={turn.turn} className="turn" data-turn={turn.turn} data-turn-status={turn.status}>
             <TurnView turn={turn} messages={messages} steps={live} />
@@ -60,7 +82,7 @@ function TurnView({
 }: {
   turn: Turn;
   messages: Message[];
-  steps: { id: number; step: Step }[];
+  steps: { id: number; entry: EntryData }[];
 }) {
   return (
     <article className="turn__body" aria-label={`Turn ${turn.turn}`}>
@@ -77,8 +99,8 @@ function TurnView({
         {messages.map((message) => (
           <Entry key={message.id} entry={message} />
         ))}
-        {steps.map(({ id, step }) => (
-          <Entry key={`step-${id}`} entry={step} />
+        {steps.map(({ id, entry }) => (
+          <Entry key={`step-${id}`} entry={entry} />
         ))}
         {turn.status === 'running' && (
           <p className="agent__working" role="status">
@@ -97,8 +119,9 @@ function TurnView({
   );
 }
 
-function Entry({ entry }: { entry: Pick<Message, 'role' | 'text' | 'tool'> }) {
+function Entry({ entry }: { entry: EntryData }) {
   if (entry.role === 'tool' && entry.tool) return <ToolStep tool={entry.tool} />;
+  if (entry.role === 'plan') return entry.plan ? <PlanEntry plan={entry.plan} /> : null;
   const text = entry.text ?? '';
   if (entry.role === 'note' && text.startsWith(FINDINGS_PREFIX)) {
     return (

@@ -27,7 +27,18 @@ export type BranchReview = Static<typeof JobChanges>;
 /** `turn`: a turn as in …/messages, and what just happened to it. */
 export type TurnEvent = Turn & { change: string };
 /** `step`: what the agent said or did in the running turn, before it is stored as a message. */
-export type Step = Omit<Message, 'id' | 'role'> & { role: Exclude<Message['role'], 'user'> };
+export type Step = Omit<Message, 'id' | 'role' | 'plan'> & {
+  role: Exclude<Message['role'], 'user' | 'plan'>;
+};
+/** The agent's checklist for a turn (a `plan` message's `plan`). */
+export type Plan = NonNullable<Message['plan']>;
+export type PlanItem = Plan['items'][number];
+/** `plan`: the agent set its plan for the running turn (the whole list; the turn stores its last). */
+export interface PlanEvent {
+  turn: number;
+  items: PlanItem[];
+  createdAt: string;
+}
 
 /** A row of the dashboard's jobs list: the job, its first prompt as a title, and how many turns it had. */
 export type JobRow = Static<typeof DashboardJob>;

@@ -5,7 +5,8 @@
  *
  * A `status` event carries the whole job and is put on screen at once; turns, messages and the
  * pull request are read again from the API (a stored message is the record), a step of the
- * running turn is shown from the event until the turn's messages replace it.
+ * running turn is shown from the event until the turn's messages replace it, and so is each
+ * update of its plan until the turn's stored plan does.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -15,6 +16,7 @@ import {
   jobEventsUrl,
   jobKeys,
   type Message,
+  type PlanEvent,
   type Step,
   type TurnEvent,
 } from './job-api.ts';
@@ -33,12 +35,15 @@ export interface LiveJob {
   connection: Connection;
   /** The running turns' steps, as they happen, in order. */
   steps: { id: number; step: Step }[];
+  /** Each update of the running turns' plans, in order (a turn put back or cancelled loses its). */
+  plans: { id: number; plan: PlanEvent }[];
 }
 
 export function useJobLive(projectId: string, jobId: string, job: Job | undefined): LiveJob {
   const queryClient = useQueryClient();
   const [connection, setConnection] = useState<Connection>('idle');
   const [steps, setSteps] = useState<LiveJob['steps']>([]);
+  const [plans, setPlans] = useState<LiveJob['plans']>([]);
   const source = useRef<EventSource | null>(null);
   const lastId = useRef<number | null>(null);
   const latestJob = useRef(job);
@@ -54,6 +59,7 @@ export function useJobLive(projectId: string, jobId: string, job: Job | undefine
   useEffect(() => {
     lastId.current = null;
     setSteps([]);
+    setPlans([]);
     setConnection('idle');
     return () => {
       source.current?.close();
@@ -135,6 +141,10 @@ export function useJobLive(projectId: string, jobId: string, job: Job | undefine
     });
     on('turn', (data: TurnEvent) => {
       if (data.status !== 'running') setSteps((all) => all.filter((s) => s.step.turn !== data.turn));
+      // An attempt put back (it starts again) or cancelled stores no plan: its plan is void.
+      if (data.status === 'pending' || data.status === 'cancelled') {
+        setPlans((all) => all.filter((p) => p.plan.turn !== data.turn));
+      }
       refetchSoon();
     });
     on('message', (data: Message) => {
@@ -146,6 +156,10 @@ export function useJobLive(projectId: string, jobId: string, job: Job | undefine
       const id = Number(event.lastEventId);
       setSteps((all) => (all.some((s) => s.id === id) ? all : [...all, { id, step: data }]));
     });
+    on('plan', (data: PlanEvent, event) => {
+      const id = Number(event.lastEventId);
+      setPlans((all) => (all.some((p) => p.id === id) ? all : [...all, { id, plan: data }]));
+    });
     on('pull_request', (data: { prLink: string }) => {
       queryClient.setQueryData<Job>(jobKeys.job(projectId, jobId), (old) =>
         old ? { ...old, prLink: data.prLink } : old,
@@ -154,7 +168,7 @@ export function useJobLive(projectId: string, jobId: string, job: Job | undefine
     });
   }, [liveNow, projectId, jobId, queryClient, refetchSoon]);
 
-  return { connection, steps };
+  return { connection, steps, plans };
 }
 
 /** A stable function that runs `call` once, `delayMs` after the last of a burst of calls. */

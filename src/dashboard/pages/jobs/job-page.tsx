@@ -18,9 +18,19 @@ import { useToast } from '../../components/toasts.tsx';
 import { ChangesSection, isLocalReview } from './changes.tsx';
 import { ConversationView } from './conversation.tsx';
 import { JobCost } from './cost.tsx';
-import { isLive, type Job, useArchive, useChanges, useConversation, useFollowUp, useJob } from './job-api.ts';
-import { type Connection, POLL_MS, useJobLive } from './job-live.ts';
+import {
+  type Conversation,
+  isLive,
+  type Job,
+  useArchive,
+  useChanges,
+  useConversation,
+  useFollowUp,
+  useJob,
+} from './job-api.ts';
+import { type Connection, type LiveJob, POLL_MS, useJobLive } from './job-live.ts';
 import { JobStatusBadge } from './job-status.tsx';
+import { currentPlan, PlanCard } from './plan.tsx';
 import './jobs.css';
 
 const numbers = new Intl.NumberFormat();
@@ -67,9 +77,10 @@ export default function JobPage() {
     <Page title={shorten(title)} description={<JobFacts job={job.data} connection={live.connection} />}>
       <BackLink projectId={projectId} />
       <JobSummary projectId={projectId} job={job.data} />
+      <CurrentPlan conversation={conversation.data} plans={live.plans} />
       <Section title="Conversation">
         <QueryView query={conversation} label="Loading the conversation">
-          {(data) => <ConversationView conversation={data} steps={live.steps} />}
+          {(data) => <ConversationView conversation={data} steps={live.steps} plans={live.plans} />}
         </QueryView>
         <FollowUp projectId={projectId} job={job.data} />
       </Section>
@@ -77,6 +88,17 @@ export default function JobPage() {
       <ArchiveSection projectId={projectId} job={job.data} />
     </Page>
   );
+}
+
+function CurrentPlan({
+  conversation,
+  plans,
+}: {
+  conversation: Conversation | undefined;
+  plans: LiveJob['plans'];
+}) {
+  const plan = conversation ? currentPlan(conversation, plans) : null;
+  return plan ? <PlanCard plan={plan} /> : null;
 }
 
 function shorten(text: string): string {

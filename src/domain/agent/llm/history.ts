@@ -1,11 +1,13 @@
 import type { AssistantContent, ModelMessage, ToolResultPart } from 'ai';
 import type { ConversationMessage } from '../../jobs/conversation.ts';
+import { PLAN_TOOL, planUpdatedText } from './plan-tool.ts';
 
 /**
  * Turns the stored conversation of earlier turns into model messages, so a follow-up turn
  * sees what was asked, said and done before. Tool calls are replayed as real tool calls
  * with their (shortened) stored results, each answered before the conversation moves on,
- * as every provider requires. Docwright's own notes become assistant text.
+ * as every provider requires. Docwright's own notes become assistant text; a turn's plan, the
+ * update_plan call that set it.
  */
 export function historyToModelMessages(history: ConversationMessage[]): ModelMessage[] {
   const out: ModelMessage[] = [];
@@ -39,6 +41,19 @@ export function historyToModelMessages(history: ConversationMessage[]): ModelMes
         const { name: toolName, input, output } = message.tool;
         assistant.push({ type: 'tool-call', toolCallId, toolName, input: asObject(input) });
         results.push({ type: 'tool-result', toolCallId, toolName, output: { type: 'text', value: output } });
+        break;
+      }
+      case 'plan': {
+        if (message.plan === null) break;
+        const toolCallId = `history_${index}`;
+        const { plan } = message;
+        assistant.push({ type: 'tool-call', toolCallId, toolName: PLAN_TOOL, input: { items: plan.items } });
+        results.push({
+          type: 'tool-result',
+          toolCallId,
+          toolName: PLAN_TOOL,
+          output: { type: 'text', value: planUpdatedText(plan) },
+        });
         break;
       }
     }

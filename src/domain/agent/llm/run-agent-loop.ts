@@ -3,9 +3,11 @@ import { type LanguageModel, type ModelMessage, type StepResult, streamText, typ
 import type { Logger } from 'pino';
 import type { ConversationMessage } from '../../jobs/conversation.ts';
 import type { AgentMessage, TokenUsage } from '../agent.ts';
-import { createFinishTool, FINISH_TOOL, type FinishInput } from './finish-tool.ts';
+import { createFinishTool, FINISH_TOOL } from './finish-tool.ts';
 import { historyToModelMessages } from './history.ts';
+import { createPlanTool, PLAN_TOOL } from './plan-tool.ts';
 import { judgeModelError, type ModelIdentity } from './provider-errors.ts';
+import { TurnRecorder } from './turn-recorder.ts';
 
 export interface AgentLoopLimits {
   /** Model calls per turn. */
@@ -45,7 +47,7 @@ export interface AgentLoopInput {
   logger?: Logger;
   /** Tool results are stored shortened to this many characters (default 2000). */
   maxRecordedOutputChars?: number;
-  /** Called with each message as it is recorded (progress, logging). */
+  /** Called with each message as it is recorded (progress, logging), every plan update included. */
   onMessage?: (message: AgentMessage) => void;
   /** Offer `finish` a `sources` list to narrow what the pull request cites (the turn read sources). */
   finishSources?: boolean;
@@ -70,7 +72,6 @@ export interface AgentLoopResult {
 }
 
 const DEFAULT_RECORDED_OUTPUT_CHARS = 2000;
-const MAX_RECORDED_INPUT_STRING = 4000;
 
 class TimeLimit extends Error {}
 
@@ -83,8 +84,9 @@ class TimeLimit extends Error {}
  * so a turn that ends early still reports it.
  */
 export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResult> {
-  if (FINISH_TOOL in input.tools)
-    throw new Error(`The tool set must not define "${FINISH_TOOL}": the loop adds it.`);
+  for (const name of [FINISH_TOOL, PLAN_TOOL]) {
+    if (name in input.tools) throw new Error(`The tool set must not define "${name}": the loop adds it.`);
+  }
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...input.retry };
   const { limits } = input;
   for (const [name, value] of Object.entries(limits)) {
@@ -94,13 +96,14 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<AgentLoopResu
   const identity = identify(input.model);
   const tools: ToolSet = {
     ...input.tools,
+    [PLAN_TOOL]: createPlanTool(),
     [FINISH_TOOL]: createFinishTool({ sources: input.finishSources === true }),
   };
   const conversation: ModelMessage[] = [
     ...historyToModelMessages(input.history),
     { role: 'user', content: input.prompt },
   ];
-  const recorder = new Recorder(
+  const recorder = new TurnRecorder(
     input.maxRecordedOutputChars ?? DEFAULT_RECORDED_OUTPUT_CHARS,
     input.onMessage,
   );
@@ -308,104 +311,6 @@ async function callOnce(input: CallInput): Promise<CallOutcome> {
   } catch (thrown) {
     return { ok: false, error: thrown, toolsRan };
   }
-}
-
-/** Keeps the turn's transcript: assistant text, tool calls with inputs and shortened results. */
-class Recorder {
-  readonly messages: AgentMessage[] = [];
-  private readonly maxOutputChars: number;
-  private readonly onMessage: ((message: AgentMessage) => void) | undefined;
-
-  constructor(maxOutputChars: number, onMessage?: (message: AgentMessage) => void) {
-    this.maxOutputChars = maxOutputChars;
-    this.onMessage = onMessage;
-  }
-
-  /**
-   * Records a step in the order the model wrote it (tools running in parallel finish in
-   * any order) and returns the input of a successful finish call, if any.
-   */
-  recordStep(step: StepResult<ToolSet>): FinishInput | null {
-    type Outcome = Extract<(typeof step.content)[number], { type: 'tool-result' | 'tool-error' }>;
-    const outcomes = new Map<string, Outcome>();
-    for (const part of step.content) {
-      if (part.type === 'tool-result' || part.type === 'tool-error') outcomes.set(part.toolCallId, part);
-    }
-    let finish: FinishInput | null = null;
-    let text = '';
-    const flushText = () => {
-      if (text.trim() !== '') this.push({ role: 'assistant', text: text.trim() });
-      text = '';
-    };
-    const record = (part: Outcome) => {
-      flushText();
-      const output =
-        part.type === 'tool-result'
-          ? stringify(part.output)
-          : `Error: ${part.error instanceof Error ? part.error.message : String(part.error)}`;
-      this.push({
-        role: 'tool',
-        tool: { name: part.toolName, input: shortenInput(part.input), output: this.shorten(output) },
-      });
-      if (part.type === 'tool-result' && part.toolName === FINISH_TOOL) finish = part.input as FinishInput;
-      outcomes.delete(part.toolCallId);
-    };
-    for (const part of step.content) {
-      if (part.type === 'text') text += part.text;
-      else if (part.type === 'tool-call') {
-        const outcome = outcomes.get(part.toolCallId);
-        if (outcome !== undefined) record(outcome);
-      }
-    }
-    for (const outcome of [...outcomes.values()]) record(outcome);
-    flushText();
-    return finish;
-  }
-
-  note(text: string): void {
-    this.push({ role: 'note', text });
-  }
-
-  lastAssistantText(): string | null {
-    for (let i = this.messages.length - 1; i >= 0; i--) {
-      const message = this.messages[i];
-      if (message?.role === 'assistant') return message.text;
-    }
-    return null;
-  }
-
-  private push(message: AgentMessage): void {
-    this.messages.push(message);
-    this.onMessage?.(message);
-  }
-
-  private shorten(text: string): string {
-    if (text.length <= this.maxOutputChars) return text;
-    return `${text.slice(0, this.maxOutputChars)}\n[… ${text.length - this.maxOutputChars} more characters not stored]`;
-  }
-}
-
-function stringify(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-/** Long string arguments (a whole file for write_file) are stored shortened. */
-function shortenInput(input: unknown): unknown {
-  if (typeof input === 'string') {
-    return input.length > MAX_RECORDED_INPUT_STRING
-      ? `${input.slice(0, MAX_RECORDED_INPUT_STRING)}[… ${input.length - MAX_RECORDED_INPUT_STRING} more characters not stored]`
-      : input;
-  }
-  if (Array.isArray(input)) return input.map(shortenInput);
-  if (typeof input === 'object' && input !== null) {
-    return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, shortenInput(value)]));
-  }
-  return input;
 }
 
 function identify(model: LanguageModel): ModelIdentity {

@@ -9,10 +9,10 @@ const MAX_TOOL_INPUT_JSON = 8000;
 const MAX_TOOL_OUTPUT = 4000;
 
 /**
- * Appends a `step` event for something the agent said or did in the running turn, in one
- * transaction that first proves the worker still holds the job's lease (writing the job row,
- * which also orders it among the job's other events). A worker that lost the job writes
- * nothing. Returns whether it was written.
+ * Appends a `step` event for something the agent said or did in the running turn (a `plan`
+ * event when it set its plan), in one transaction that first proves the worker still holds
+ * the job's lease (writing the job row, which also orders it among the job's other events).
+ * A worker that lost the job writes nothing. Returns whether it was written.
  */
 export async function recordStep(
   log: JobEventLog,
@@ -24,13 +24,19 @@ export async function recordStep(
   return log.transaction(now, async (tx, events) => {
     const held = await updateLeasedJob(tx, lease, { lease_owner: lease.owner });
     if (held?.status !== 'active') return false;
-    events.step(held, toJobStep(turnSeq, message, now));
+    if (message.role === 'plan')
+      events.plan(held, { turn: turnSeq, items: message.plan.items, createdAt: now });
+    else events.step(held, toJobStep(turnSeq, message, now));
     return true;
   });
 }
 
 /** The step as the event stream shows it, cut to a size a browser renders at once. */
-export function toJobStep(turn: number, message: AgentMessage, at: string): JobStep {
+export function toJobStep(
+  turn: number,
+  message: Exclude<AgentMessage, { role: 'plan' }>,
+  at: string,
+): JobStep {
   if (message.role !== 'tool') {
     return { turn, role: message.role, text: cut(message.text, MAX_STEP_TEXT), tool: null, createdAt: at };
   }
