@@ -20,6 +20,8 @@ export interface GitHubMergedInput {
   apiUrl?: string;
   /** The web origin of html_url (https://github.com for github.com). */
   webOrigin?: string;
+  /** The repository's clone URL (default: the web origin's `<owner>/<name>.git`). */
+  cloneUrl?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -41,6 +43,7 @@ export function gitHubMergedPayload(input: GitHubMergedInput) {
     full_name: input.repository,
     owner: ownerUser,
     html_url: `${web}/${input.repository}`,
+    clone_url: input.cloneUrl ?? `${web}/${input.repository}.git`,
     url: `${api}/repos/${input.repository}`,
     default_branch: input.base ?? 'main',
   };

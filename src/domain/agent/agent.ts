@@ -50,6 +50,11 @@ export interface SourcePullRequest {
   title: string;
   number: number;
   author?: string;
+  /**
+   * The repository it was merged in, at the merge commit: connected to the job's turns as
+   * read-only context, so the agent reads the code around the change, not only its diff.
+   */
+  repository?: { url: string; ref: string; commit: string };
 }
 
 export type AgentTurnResult =

@@ -119,6 +119,7 @@ export class DocumentationAgent implements Agent {
           docsRepository: job.repository,
           credentials: request.credentials,
           sources,
+          pullRequests: job.sources ?? [],
           signal,
         },
         log,

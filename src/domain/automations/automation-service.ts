@@ -440,6 +440,9 @@ function sourceOf(source: SourcePullRequest): SourcePullRequest {
     title: source.title,
     number: source.number,
     ...(source.author ? { author: source.author } : {}),
+    ...(source.repository
+      ? { repository: { url: source.repository.url, ref: source.repository.ref, commit: source.repository.commit } }
+      : {}),
   };
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDocumentationAgent } from '../../../src/app/create-agent.ts';
+import { createContextRepositories, createDocumentationAgent } from '../../../src/app/create-agent.ts';
 import { createWorker } from '../../../src/app/services.ts';
 import { loadConfig } from '../../../src/config/config.ts';
 import { ProjectSettingsService } from '../../../src/domain/projects/project-settings.ts';
@@ -13,7 +13,7 @@ import { SecretBox } from '../../../src/domain/secrets/secret-box.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { type FakeGitHub, startFakeGitHub } from '../../helpers/fake-github.ts';
 import { type GitHttpServer, startGitHttpServer } from '../../helpers/git-http-server.ts';
-import { branches, createBareRepository, git } from '../../helpers/git-repos.ts';
+import { branches, commitToBare, createBareRepository, git } from '../../helpers/git-repos.ts';
 import {
   type ScriptedOpenAIServer,
   type ScriptStep,
@@ -61,6 +61,11 @@ describe(`automation runs end to end with GitHub, on ${testBackend}`, () => {
     mkdirSync(path.join(root, 'acme'));
     const bare = path.join(root, 'acme', 'docs.git');
     createBareRepository(bare, DOCS);
+    // The repository whose pull requests are merged: served by the same git server (the same host).
+    const api = path.join(root, 'acme', 'api.git');
+    const apiSha = createBareRepository(api, {
+      'src/routes.ts': "export const routes = ['/users'];\n",
+    });
     gitServer = await startGitHttpServer({ root, token: TOKEN });
     github = await startFakeGitHub({
       repositories: ['acme/docs'],
@@ -80,7 +85,16 @@ describe(`automation runs end to end with GitHub, on ${testBackend}`, () => {
       DOCWRIGHT_ALLOW_PRIVATE_NETWORKS: '127.0.0.1',
     };
     const secretBox = new SecretBox(secretKey);
-    const agent = createDocumentationAgent(loadConfig(env), pino({ level: 'silent' }), { secretBox });
+    const config = loadConfig(env);
+    const logger = pino({ level: 'silent' });
+    // Wired as the server wires it: the projects' connected repositories, and those of merged pull requests.
+    const agent = createDocumentationAgent(config, logger, {
+      secretBox,
+      context: {
+        entries: (projectId) => t.services.contextRepositories.list(projectId),
+        files: createContextRepositories(config, logger),
+      },
+    });
     t = await startTestApp({ env, agent });
     const project = await t.services.projects.create({
       name: 'Acme',
@@ -96,7 +110,7 @@ describe(`automation runs end to end with GitHub, on ${testBackend}`, () => {
     const { key } = await t.services.keys.create(project.id, 'automation tests');
     worker = createWorker(t.services, pino({ level: 'silent' }));
     worker.start();
-    return { projectId: project.id, bare, key };
+    return { projectId: project.id, bare, key, api, apiSha };
   }
 
   const settledRuns = async (projectId: string, automationId: string, count: number) => {
@@ -202,5 +216,47 @@ describe(`automation runs end to end with GitHub, on ${testBackend}`, () => {
       reason: 'No change needed: the quickstart matches the API.',
     });
     expect(github.pulls).toHaveLength(1);
+  });
+
+  it("reads the merged pull request's repository at its merge commit, and cites what it read", async () => {
+    const { projectId, api, apiSha } = await start();
+    const created = await t.services.automations.create(projectId, {
+      name: 'API docs',
+      trigger: { kind: 'code_change', provider: 'github', repository: 'acme/api' },
+      instructions: 'Update the API page for what the merged pull request changed.',
+    });
+    const automation = await t.services.automations.find(projectId, created.id);
+    // A later commit on the branch: the run must read the merge commit, not the branch's tip.
+    commitToBare(api, 'main', { 'src/routes.ts': "export const routes = ['/users', '/later'];\n" }, 'Later');
+    model.push(
+      { toolCalls: [{ name: 'read_file', arguments: { repository: 'api', path: 'src/routes.ts' } }] },
+      ...edit('The API has one endpoint.', 'The API has the /users endpoint.', 'Documented /users.'),
+    );
+    await t.services.automations.startRun(automation, {
+      kind: 'code_change',
+      dedupeKey: 'github:acme/api#7@merge',
+      context: 'Adds GET /users',
+      source: {
+        url: 'https://github.com/acme/api/pull/7',
+        title: 'Add GET /users',
+        number: 7,
+        repository: { url: `${gitServer.baseUrl}/acme/api.git`, ref: 'main', commit: apiSha },
+      },
+    });
+    await settledRuns(projectId, automation.id, 1);
+    const system = JSON.stringify(model.requests[0]?.body.messages.find((m) => m.role === 'system')?.content);
+    expect(system).toContain(
+      `- api: ${gitServer.baseUrl}/acme/api.git, branch main, commit ${apiSha.slice(0, 12)} (the repository of the merged pull request #7, at its merge commit)`,
+    );
+    const read = model.requests[1]?.body.messages.find((m) => m.role === 'tool');
+    expect(JSON.stringify(read?.content)).toContain("routes = ['/users'];");
+    expect(JSON.stringify(read?.content)).not.toContain('/later');
+    // Fetched with the project's credentials (the same host as the docs repository).
+    expect(gitServer.requests.some((r) => r.url.includes('/acme/api.git') && r.authorization !== null)).toBe(
+      true,
+    );
+    const body = github.pulls[0]?.body ?? '';
+    expect(body).toContain('### Sources');
+    expect(body).toContain(`- \`api:src/routes.ts\` at \`${apiSha.slice(0, 12)}\``);
   });
 });

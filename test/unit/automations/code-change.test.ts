@@ -94,6 +94,7 @@ describe('GitHub events', () => {
         authorId: null,
         mergeCommitSha: 'a'.repeat(40),
         baseBranch: 'main',
+        cloneUrl: 'https://github.com/acme/api.git',
         deliveryId: 'd-1',
       },
     });
@@ -170,6 +171,7 @@ describe('GitLab events', () => {
         authorId: 31,
         mergeCommitSha: 'b'.repeat(40),
         baseBranch: 'main',
+        cloneUrl: 'https://gitlab.example.com/acme/platform/api.git',
         deliveryId: 'idem-1',
       },
     });
@@ -253,6 +255,7 @@ describe('dedupe key', () => {
     authorId: null,
     mergeCommitSha: 'c'.repeat(40),
     baseBranch: 'main',
+    cloneUrl: 'https://github.com/acme/api.git',
     deliveryId: 'delivery-1',
   };
 
@@ -281,6 +284,7 @@ describe('change context for the prompt', () => {
     authorId: null,
     mergeCommitSha: 'e'.repeat(40),
     baseBranch: 'main',
+    cloneUrl: null,
     deliveryId: null,
   };
   const limits = {

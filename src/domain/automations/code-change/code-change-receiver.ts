@@ -120,7 +120,15 @@ export class CodeChangeReceiver {
         kind: 'code_change',
         dedupeKey: dedupeKeyFor(pr),
         context,
-        source: { url: pr.url, title: pr.title, number: pr.number, ...(author ? { author } : {}) },
+        source: {
+          url: pr.url,
+          title: pr.title,
+          number: pr.number,
+          ...(author ? { author } : {}),
+          ...(pr.cloneUrl && pr.mergeCommitSha
+            ? { repository: { url: pr.cloneUrl, ref: pr.baseBranch, commit: pr.mergeCommitSha } }
+            : {}),
+        },
       });
       runs.push({
         automationId: automation.id,

@@ -25,6 +25,8 @@ export interface MergedPullRequest {
   mergeCommitSha: string | null;
   /** The branch it was merged into. */
   baseBranch: string;
+  /** The repository's clone URL over https as the host gives it (GitHub `clone_url`, GitLab `git_http_url`). */
+  cloneUrl: string | null;
   /** The host's id for this delivery, the same when the host redelivers it. */
   deliveryId: string | null;
 }
@@ -80,6 +82,7 @@ export function parseGitHubEvent(headers: Headers, rawBody: Buffer): HookEvent {
       authorId: null,
       mergeCommitSha: optionalString(pr, 'merge_commit_sha', 'pull_request'),
       baseBranch: field(base, 'ref', 'string', 'pull_request.base'),
+      cloneUrl: optionalString(repository, 'clone_url', 'repository'),
       deliveryId: header(headers, 'x-github-delivery'),
     },
   };
@@ -124,6 +127,7 @@ export function parseGitLabEvent(headers: Headers, rawBody: Buffer): HookEvent {
         optionalString(attributes, 'squash_commit_sha', 'object_attributes') ??
         (lastCommit ? optionalString(lastCommit, 'id', 'object_attributes.last_commit') : null),
       baseBranch: field(attributes, 'target_branch', 'string', 'object_attributes'),
+      cloneUrl: optionalString(project, 'git_http_url', 'project'),
       deliveryId: header(headers, 'idempotency-key') ?? header(headers, 'x-gitlab-event-uuid'),
     },
   };
