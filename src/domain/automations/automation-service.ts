@@ -441,7 +441,13 @@ function sourceOf(source: SourcePullRequest): SourcePullRequest {
     number: source.number,
     ...(source.author ? { author: source.author } : {}),
     ...(source.repository
-      ? { repository: { url: source.repository.url, ref: source.repository.ref, commit: source.repository.commit } }
+      ? {
+          repository: {
+            url: source.repository.url,
+            ref: source.repository.ref,
+            commit: source.repository.commit,
+          },
+        }
       : {}),
   };
 }
