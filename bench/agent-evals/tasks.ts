@@ -1,4 +1,6 @@
+import type { TurnSource } from '../../src/domain/jobs/turn-sources.ts';
 import type { ScriptStep } from '../../test/helpers/scripted-openai-server.ts';
+import { RESEARCH_TASKS } from './research-tasks.ts';
 
 /** What a check can look at: the job's branch in the project's repository, and the job. */
 export interface EvalContext {
@@ -8,6 +10,20 @@ export interface EvalContext {
   files(): string[];
   prLink: string | null;
   summary: string;
+  /** What the turn's change relied on beyond the docs (connected-repository files read, pages fetched). */
+  sources: TurnSource[];
+  /** Whether the agent set a plan (update_plan) during the turn. */
+  planned: boolean;
+}
+
+/** A source repository connected to the task's project (name → its files). */
+export interface EvalConnected {
+  files: Record<string, string>;
+  /**
+   * A pull request merged after `files`: its files change on top, and the task's job runs as a
+   * code-change automation's run for it (so the repository is read at the merge commit).
+   */
+  merged?: { number: number; title: string; files: Record<string, string> };
 }
 
 export interface EvalTask {
@@ -15,6 +31,8 @@ export interface EvalTask {
   prompt: string;
   /** Changes made to the example site before the task (a bug to fix, say). */
   setup?: Record<string, string>;
+  /** Source repositories connected to the project, by name (the harness also checks they stay unchanged). */
+  connected?: Record<string, EvalConnected>;
   /** Returns null when the task is done, else what is wrong. */
   check(ctx: EvalContext): string | null;
   /** A correct solution as model replies, used to exercise the harness without a provider. */
@@ -52,7 +70,7 @@ description: How many requests you can make, and what happens when you make more
 You can make 100 requests per minute with one API key. Past that, the API answers \`429 Too Many Requests\`.
 `;
 
-export const TASKS: EvalTask[] = [
+const DOC_TASKS: EvalTask[] = [
   {
     name: 'add a page and its navigation entry',
     prompt:
@@ -334,3 +352,5 @@ export const TASKS: EvalTask[] = [
     ],
   },
 ];
+
+export const TASKS: EvalTask[] = [...DOC_TASKS, ...RESEARCH_TASKS];
