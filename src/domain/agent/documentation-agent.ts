@@ -2,7 +2,7 @@ import type { LanguageModel, ToolSet } from 'ai';
 import type { Logger } from 'pino';
 import { DomainError } from '../errors.ts';
 import type { ConversationMessage } from '../jobs/conversation.ts';
-import type { Project } from '../projects/project.ts';
+import { type Project, webResearchAllowed } from '../projects/project.ts';
 import type {
   Agent,
   AgentMessage,
@@ -14,6 +14,8 @@ import type {
 import type { CodeHost, GitCredentials, PullRequestRef } from './code-host.ts';
 import { runAgentLoop } from './llm/run-agent-loop.ts';
 import { repositoryInstructions, systemPromptWith } from './llm/system-prompt.ts';
+import { SourceLog } from './research/source-log.ts';
+import type { WebReader } from './research/web-reader.ts';
 import {
   type BaselineFindings,
   type ComparedFindings,
@@ -23,6 +25,7 @@ import {
   formatFindings,
   type ValidationFinding,
   validateDocumentation,
+  type WebResearch,
 } from './tools/index.ts';
 
 /** Findings listed in a pull request body or a note; more are counted. */
@@ -69,6 +72,8 @@ export interface DocumentationAgentDeps {
   limits: { maxSteps: number; maxTokens: number; maxTurnSeconds: number };
   maxRetries: number;
   logger: Logger;
+  /** Reads web pages for fetch_url, offered to projects that allow web research. */
+  webReader?: WebReader;
 }
 
 /**
@@ -112,12 +117,22 @@ export class DocumentationAgent implements Agent {
       // The model is asked while the working copy's files are still being written: its
       // first answer takes longer than the checkout, and every tool waits for the files.
       const baseline = this.baselineFindings(request, workspace.startSha, log);
+      const sources = new SourceLog();
+      const web: WebResearch | undefined =
+        this.deps.webReader && webResearchAllowed(project.settings)
+          ? { reader: this.deps.webReader, sources }
+          : undefined;
       const loop = await runAgentLoop({
         model,
-        system: systemPromptWith(await this.instructions(job.projectId, workspace.startSha)),
+        system: systemPromptWith(await this.instructions(job.projectId, workspace.startSha), {
+          webResearch: web !== undefined,
+        }),
         history: input.history,
         prompt: promptFor(turn, workspace.continued),
-        tools: afterReady(createDocumentationTools(workspace.dir, undefined, { baseline }), workspace.ready),
+        tools: afterReady(
+          createDocumentationTools(workspace.dir, undefined, { baseline, web }),
+          workspace.ready,
+        ),
         limits: {
           maxSteps: this.deps.limits.maxSteps,
           maxTokens: this.deps.limits.maxTokens,
