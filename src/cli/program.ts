@@ -95,7 +95,7 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
   projects
     .command('update')
     .description(
-      "change a project's repository, base branch, model, draft setting, monthly budget and code host (credentials are stored encrypted)",
+      "change a project's repository, base branch, model, draft setting, web research, monthly budget and code host (credentials are stored encrypted)",
     )
     .argument('<project-id>', 'the project id (prj_…)')
     .option(
