@@ -9,6 +9,7 @@ import { GitContextRepositories } from '../integrations/git/context-repositories
 import { GitWorkspaces } from '../integrations/git/workspaces.ts';
 import { createLanguageModel, type ProviderKeys } from '../integrations/models/create-model.ts';
 import { guardedFetch } from '../integrations/network/guarded-fetch.ts';
+import { HttpWebReader } from '../integrations/web/http-web-reader.ts';
 
 /** The documentation agent wired to real git, model providers and code hosts. */
 export function createDocumentationAgent(
@@ -39,6 +40,8 @@ export function createDocumentationAgent(
     limits: config.agent,
     maxRetries: config.providers.maxRetries,
     logger,
+    // Pages are read only for projects that turn web research on, under the same policy.
+    webReader: new HttpWebReader({ policy: config.outbound }),
     ...(options.context ? { context: options.context } : {}),
   });
 }

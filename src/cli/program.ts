@@ -96,7 +96,7 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
   projects
     .command('update')
     .description(
-      "change a project's repository, base branch, model, draft setting, monthly budget and code host (credentials are stored encrypted)",
+      "change a project's repository, base branch, model, draft setting, web research, monthly budget and code host (credentials are stored encrypted)",
     )
     .argument('<project-id>', 'the project id (prj_…)')
     .option(
@@ -108,6 +108,8 @@ function buildProgram(jsonErrors: boolean, io: CliIo): Command {
     .option('--clear-model', 'use the default model (DOCWRIGHT_MODEL) again')
     .option('--draft', 'open pull requests as drafts (the default)')
     .option('--ready', 'open pull requests ready for review')
+    .option('--web-research', 'let the agent read web pages (its fetch_url tool)')
+    .option('--no-web-research', 'the agent reads no web pages (the default)')
     .option(
       '--monthly-budget <usd>',
       'estimated US dollars the project may spend per calendar month (UTC); once spent, new turns are refused',

@@ -68,6 +68,7 @@ export interface UpdateProjectOptions {
   model?: string;
   clearModel?: boolean;
   draft?: boolean;
+  webResearch?: boolean;
   monthlyBudget?: string;
   clearMonthlyBudget?: boolean;
   host?: string;
@@ -90,6 +91,7 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
   if (options.clearModel) change.model = null;
   else if (options.model !== undefined) change.model = options.model;
   if (options.draft !== undefined) change.draft = options.draft;
+  if (options.webResearch !== undefined) change.webResearch = options.webResearch;
   if (options.clearMonthlyBudget) change.monthlyBudgetUsd = null;
   else if (options.monthlyBudget !== undefined) {
     const budget = Number(options.monthlyBudget.replace(/^\$/, ''));
@@ -155,6 +157,7 @@ export async function updateProjectCommand(projectId: string, options: UpdatePro
       `  repository:   ${v.repository} @ ${v.baseBranch}`,
       `  model:        ${v.model ?? '(default)'}`,
       `  pull requests: ${v.draft ? 'draft' : 'ready for review'}`,
+      `  web research: ${v.webResearch ? 'on (the agent may read web pages)' : 'off'}`,
       `  budget:       ${v.monthlyBudgetUsd === null ? '(none)' : `${usd(v.monthlyBudgetUsd)} a month`}; spent ${usd(v.spend.spentUsd)} in ${v.spend.month} (UTC, estimated)${v.spend.unpricedTurns > 0 ? ` and ${v.spend.unpricedTurns} turn(s) on models without a price` : ''}${v.spend.budgetSpent ? ': budget spent, new turns are refused' : ''}`,
       `  code host:    ${v.codeHost ? v.codeHost.kind : '(none: local review for local repositories)'}`,
       ...(v.codeHost?.apiUrl ? [`  API URL:      ${v.codeHost.apiUrl}`] : []),

@@ -189,6 +189,7 @@ function AgentForm({
   const { agent, server } = settings;
   const [model, setModel] = useState(agent.model ?? '');
   const [draft, setDraft] = useState(agent.draft);
+  const [webResearch, setWebResearch] = useState(agent.webResearch);
   const [host, setHost] = useState<CodeHostKind | ''>(agent.codeHost?.kind ?? '');
   const [apiUrl, setApiUrl] = useState(agent.codeHost?.apiUrl ?? '');
   const [hostRepository, setHostRepository] = useState(agent.codeHost?.repository ?? '');
@@ -200,6 +201,7 @@ function AgentForm({
     const change: NonNullable<SettingsChangePayload['agent']> = {};
     if (model.trim() !== (agent.model ?? '')) change.model = model.trim() || null;
     if (draft !== agent.draft) change.draft = draft;
+    if (webResearch !== agent.webResearch) change.webResearch = webResearch;
     if (host !== (agent.codeHost?.kind ?? '')) change.host = host || null;
     if (apiUrl.trim() !== (agent.codeHost?.apiUrl ?? '')) change.apiUrl = apiUrl.trim() || null;
     if (hostRepository.trim() !== (agent.codeHost?.repository ?? ''))
@@ -237,6 +239,12 @@ function AgentForm({
         label="Open pull requests as drafts"
         checked={draft}
         onChange={(e) => setDraft(e.target.checked)}
+      />
+      <CheckboxField
+        label="Let the agent read web pages (fetch_url)"
+        hint="For facts the repository does not hold, such as a dependency's documentation. Pages are read as text (up to 5 MB and 15 s each), from public addresses only unless DOCWRIGHT_ALLOW_PRIVATE_NETWORKS allows more."
+        checked={webResearch}
+        onChange={(e) => setWebResearch(e.target.checked)}
       />
       <SelectField
         label="Code host"

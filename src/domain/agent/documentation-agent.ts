@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../errors.ts';
 import type { ConversationMessage } from '../jobs/conversation.ts';
 import type { TurnSource } from '../jobs/turn-sources.ts';
-import type { Project } from '../projects/project.ts';
+import { type Project, webResearchAllowed } from '../projects/project.ts';
 import type {
   Agent,
   AgentMessage,
@@ -18,6 +18,7 @@ import { repositoryInstructions, systemPromptWith } from './llm/system-prompt.ts
 import { MAX_FINDINGS_LISTED, pullRequestBody } from './pull-request-body.ts';
 import { type ContextDeps, openContext } from './research/open-context.ts';
 import { SourceLog } from './research/source-log.ts';
+import type { WebReader } from './research/web-reader.ts';
 import {
   type BaselineFindings,
   compareFindings,
@@ -26,6 +27,7 @@ import {
   formatFindings,
   type ValidationFinding,
   validateDocumentation,
+  type WebResearch,
 } from './tools/index.ts';
 
 /** Why a job cannot run without a model, and how to fix it. */
@@ -71,6 +73,8 @@ export interface DocumentationAgentDeps {
   logger: Logger;
   /** The projects' connected repositories; absent: the agent reads the docs repository only. */
   context?: ContextDeps;
+  /** Reads web pages for fetch_url, offered to projects that allow web research. */
+  webReader?: WebReader;
 }
 
 /**
@@ -130,22 +134,27 @@ export class DocumentationAgent implements Agent {
       // The model is asked while the working copy's files are still being written: its
       // first answer takes longer than the checkout, and every tool waits for the files.
       const baseline = this.baselineFindings(request, workspace.startSha, log);
+      const web: WebResearch | undefined =
+        this.deps.webReader && webResearchAllowed(project.settings)
+          ? { reader: this.deps.webReader, sources }
+          : undefined;
       const loop = await runAgentLoop({
         model,
-        system: systemPromptWith(
-          await this.instructions(job.projectId, workspace.startSha),
-          context.promptSection,
-        ),
+        system: systemPromptWith(await this.instructions(job.projectId, workspace.startSha), {
+          connected: context.promptSection,
+          webResearch: web !== undefined,
+        }),
         history: input.history,
         prompt: promptFor(turn, workspace.continued),
         tools: afterReady(
           createDocumentationTools(workspace.dir, undefined, {
             baseline,
             ...(context.connected ? { connected: context.connected } : {}),
+            ...(web ? { web } : {}),
           }),
           workspace.ready,
         ),
-        finishSources: context.connected !== undefined,
+        finishSources: context.connected !== undefined || web !== undefined,
         limits: {
           maxSteps: this.deps.limits.maxSteps,
           maxTokens: this.deps.limits.maxTokens,

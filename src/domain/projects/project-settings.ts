@@ -12,7 +12,7 @@ import {
   storedCodeHost,
 } from './code-host-settings.ts';
 import { type MonthlySpend, monthlyBudget, monthlySpend } from './monthly-budget.ts';
-import { readProjectSettings, toProject } from './project.ts';
+import { readProjectSettings, toProject, webResearchAllowed } from './project.ts';
 
 /** The largest monthly budget accepted, in USD. */
 export const MAX_MONTHLY_BUDGET_USD = 1_000_000_000;
@@ -31,6 +31,8 @@ export interface ProjectSettingsChange {
   /** The repository's path on the code host (`owner/name`, `group/project`) when the URL does not tell. */
   hostRepository?: string | null;
   credentials?: CodeHostCredentials | null;
+  /** Let the agent read web pages (fetch_url). */
+  webResearch?: boolean;
 }
 
 /** The settings as they may be shown: credentials only as whether they are stored. */
@@ -46,12 +48,15 @@ export interface ProjectSettingsView {
     repository: string | null;
     credentials: 'stored' | 'none';
   } | null;
+  /** The agent may read web pages (fetch_url). */
+  webResearch: boolean;
 }
 
 /**
  * Reads and changes the per-project agent settings kept in the project's `settings` JSON:
- * `model`, `draft` and `codeHost`. Credentials are sealed with the SecretBox, bound to the
- * project, before they reach the database, and are never returned.
+ * `model`, `draft`, `monthlyBudgetUsd`, `webResearch` and `codeHost`. Credentials are sealed
+ * with the SecretBox, bound to the project, before they reach the database, and are never
+ * returned.
  */
 export class ProjectSettingsService {
   private readonly storage: Storage;
@@ -87,6 +92,8 @@ export class ProjectSettingsService {
         else settings.model = checkModel(change.model);
       }
       if (change.draft !== undefined) settings.draft = change.draft;
+      if (change.webResearch === true) settings.webResearch = true;
+      else if (change.webResearch === false) delete settings.webResearch;
       if (change.monthlyBudgetUsd !== undefined) {
         if (change.monthlyBudgetUsd === null) delete settings.monthlyBudgetUsd;
         else settings.monthlyBudgetUsd = checkBudget(change.monthlyBudgetUsd);
@@ -168,6 +175,7 @@ function view(projectId: string, settings: Record<string, unknown>): ProjectSett
       repository: host.repository ?? null,
       credentials: host.credentials ? 'stored' : 'none',
     },
+    webResearch: webResearchAllowed(settings),
   };
 }
 

@@ -13,8 +13,8 @@ export interface Project {
 
 /**
  * The per-project settings object (stored as JSON in `projects.settings`): `model`, `draft`,
- * `monthlyBudgetUsd` and `codeHost` (whose credentials are sealed, see ProjectSettingsService). Keys this
- * version does not know are kept as they are.
+ * `monthlyBudgetUsd`, `webResearch` and `codeHost` (whose credentials are sealed, see
+ * ProjectSettingsService). Keys this version does not know are kept as they are.
  */
 export interface ProjectSettings {
   model?: string;
@@ -22,6 +22,8 @@ export interface ProjectSettings {
   codeHost?: unknown;
   /** USD the project's turns may spend per calendar month (UTC); absent: no budget. */
   monthlyBudgetUsd?: number;
+  /** The agent may read web pages (its fetch_url tool); absent: it may not. */
+  webResearch?: boolean;
   [setting: string]: unknown;
 }
 
@@ -46,6 +48,11 @@ export function readProjectSettings(json: string): ProjectSettings {
     // fall through: unreadable settings start again empty rather than blocking every change
   }
   return {};
+}
+
+/** Whether the project lets its agent read web pages (fetch_url): off unless set. */
+export function webResearchAllowed(settings: ProjectSettings): boolean {
+  return settings.webResearch === true;
 }
 
 /** The model a project asks for, or null to use the configured default. */

@@ -33,6 +33,7 @@ export interface SettingsOverviewChange {
   agent?: {
     model?: string | null | undefined;
     draft?: boolean | undefined;
+    webResearch?: boolean | undefined;
     monthlyBudgetUsd?: number | null | undefined;
     host?: CodeHostKind | null | undefined;
     apiUrl?: string | null | undefined;
@@ -103,6 +104,7 @@ function toAgentChange(agent: NonNullable<SettingsOverviewChange['agent']>): Pro
   const change: ProjectSettingsChange = {};
   if (agent.model !== undefined) change.model = agent.model;
   if (agent.draft !== undefined) change.draft = agent.draft;
+  if (agent.webResearch !== undefined) change.webResearch = agent.webResearch;
   if (agent.monthlyBudgetUsd !== undefined) change.monthlyBudgetUsd = agent.monthlyBudgetUsd;
   if (agent.host !== undefined) change.host = agent.host;
   if (agent.apiUrl !== undefined) change.apiUrl = agent.apiUrl;

@@ -17,6 +17,9 @@ export const Settings = Type.Object({
   agent: Type.Object({
     model: Nullable(Type.String({ description: "provider:model-id; null: the server's default model." })),
     draft: Type.Boolean({ description: 'Open pull requests as drafts.' }),
+    webResearch: Type.Boolean({
+      description: 'The agent may read web pages (its fetch_url tool), under the outgoing-network policy.',
+    }),
     monthlyBudgetUsd: Nullable(
       Type.Number({
         description:
@@ -72,6 +75,7 @@ export const SettingsChange = Type.Object({
     Type.Object({
       model: Type.Optional(Nullable(Type.String({ maxLength: 200, description: 'null: use the default.' }))),
       draft: Type.Optional(Type.Boolean()),
+      webResearch: Type.Optional(Type.Boolean({ description: 'Let the agent read web pages (fetch_url).' })),
       monthlyBudgetUsd: Type.Optional(
         Nullable(
           Type.Number({

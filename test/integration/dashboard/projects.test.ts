@@ -185,7 +185,7 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     const initial = await viewer.request('GET', url);
     expect(initial.status).toBe(200);
     expect(await initial.json()).toEqual({
-      agent: { model: null, draft: true, monthlyBudgetUsd: null, codeHost: null },
+      agent: { model: null, draft: true, monthlyBudgetUsd: null, codeHost: null, webResearch: false },
       analytics: { allowedOrigins: [], countAiCrawlersAsAi: false, saltRotation: null },
       server: { defaultModel: 'openai:gpt-test', saltRotation: 'weekly', publicUrl: 'http://127.0.0.1:0' },
       spend: {
@@ -248,6 +248,28 @@ describe(`dashboard projects, settings and job lookup (${testBackend})`, () => {
     // null puts the default model back.
     const reset = await admin.request('PATCH', url, { body: { agent: { model: null } } });
     expect(((await reset.json()) as { agent: { model: null } }).agent.model).toBeNull();
+  });
+
+  it('turns web research on and off for admins only; anything but a boolean is refused, naming the field', async () => {
+    t = await startTestApp();
+    const admin = await signIn(t, { role: 'admin' });
+    const viewer = await signIn(t, { role: 'viewer' });
+    const url = `/dashboard/api/projects/${t.project.id}/settings`;
+    const webResearch = async (response: Response) =>
+      ((await response.json()) as { agent: { webResearch: boolean } }).agent.webResearch;
+    expect(await webResearch(await viewer.request('GET', url))).toBe(false);
+    expect((await viewer.request('PATCH', url, { body: { agent: { webResearch: true } } })).status).toBe(403);
+    const on = await admin.request('PATCH', url, { body: { agent: { webResearch: true } } });
+    expect(on.status).toBe(200);
+    expect(await webResearch(on)).toBe(true);
+    expect(await webResearch(await viewer.request('GET', url))).toBe(true);
+    // The agent reads it from the project as the worker loads it.
+    expect((await t.services.projects.get(t.project.id)).settings.webResearch).toBe(true);
+    const notBoolean = await admin.request('PATCH', url, { body: { agent: { webResearch: 'yes' } } });
+    expect(notBoolean.status).toBe(400);
+    expect(await error(notBoolean)).toMatch(/agent\.webResearch/);
+    const off = await admin.request('PATCH', url, { body: { agent: { webResearch: false } } });
+    expect(await webResearch(off)).toBe(false);
   });
 
   it('refuses a code-host API URL or repository on a non-public address up front, unless the setting allows it', async () => {

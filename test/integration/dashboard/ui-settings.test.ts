@@ -28,6 +28,8 @@ describe(`dashboard settings in Chromium (${testBackend})`, () => {
     const agent = page.getByRole('region', { name: 'Agent' });
     await agent.getByLabel('Model').fill('openai:gpt-5');
     await agent.getByLabel('Open pull requests as drafts').uncheck();
+    expect(await agent.getByLabel('Let the agent read web pages (fetch_url)').isChecked()).toBe(false);
+    await agent.getByLabel('Let the agent read web pages (fetch_url)').check();
     await agent.getByLabel('Code host', { exact: true }).selectOption('github');
     await agent.getByLabel('Repository on the code host (optional)').fill('acme/docs');
     await agent.getByLabel(/Access token/).fill(TOKEN);
@@ -48,6 +50,7 @@ describe(`dashboard settings in Chromium (${testBackend})`, () => {
     await agent.getByLabel('Model').waitFor();
     expect(await agent.getByLabel('Model').inputValue()).toBe('openai:gpt-5');
     expect(await agent.getByLabel('Open pull requests as drafts').isChecked()).toBe(false);
+    expect(await agent.getByLabel('Let the agent read web pages (fetch_url)').isChecked()).toBe(true);
     expect(await agent.getByLabel('Code host', { exact: true }).inputValue()).toBe('github');
     expect(await agent.getByLabel(/Access token/).inputValue()).toBe('');
     expect(await agent.getByText('stored', { exact: true }).count()).toBe(1);
@@ -65,6 +68,7 @@ describe(`dashboard settings in Chromium (${testBackend})`, () => {
       agent: {
         model: 'openai:gpt-5',
         draft: false,
+        webResearch: true,
         codeHost: { kind: 'github', repository: 'acme/docs', credentials: 'stored' },
       },
     });

@@ -48,6 +48,7 @@ describe('ProjectSettingsService', () => {
       draft: false,
       monthlyBudgetUsd: null,
       codeHost: { kind: 'github', apiUrl: null, repository: null, credentials: 'stored' },
+      webResearch: false,
     });
     expect(JSON.stringify(shown)).not.toContain(TOKEN);
     const raw = await rawSettings(storage, project.id);
@@ -111,6 +112,23 @@ describe('ProjectSettingsService', () => {
     );
     await expect(settings.update('prj_missing', { draft: true })).rejects.toThrow(/not found/);
   });
+
+  it('lets a project turn web research on and off, off unless set, leaving the other settings alone', async () => {
+    const { storage, project, settings } = await setup();
+    expect((await settings.show(project.id)).webResearch).toBe(false);
+    await settings.update(project.id, { draft: false });
+    expect(await settings.update(project.id, { webResearch: true })).toMatchObject({
+      webResearch: true,
+      draft: false,
+    });
+    expect(JSON.parse(await rawSettings(storage, project.id))).toEqual({ draft: false, webResearch: true });
+    expect((await settings.update(project.id, { model: 'openai:gpt-5' })).webResearch).toBe(true);
+    expect((await settings.update(project.id, { webResearch: false })).webResearch).toBe(false);
+    expect(JSON.parse(await rawSettings(storage, project.id))).toEqual({
+      draft: false,
+      model: 'openai:gpt-5',
+    });
+  });
 });
 
 describe('docwright projects update', () => {
@@ -151,6 +169,7 @@ describe('docwright projects update', () => {
       draft: false,
       monthlyBudgetUsd: null,
       codeHost: { kind: 'github', apiUrl: null, repository: null, credentials: 'none' },
+      webResearch: false,
       repository: 'https://github.com/acme/docs.git',
       baseBranch: 'main',
       // This month's spend (UTC) against no budget: nothing has run yet.
@@ -205,6 +224,14 @@ describe('docwright projects update', () => {
     const shown = await cli(keyed, ['projects', 'update', id, '--json']);
     expect(JSON.parse(shown.stdout)).toMatchObject({ codeHost: { credentials: 'stored' } });
     expect(shown.stdout).not.toContain(TOKEN);
+
+    // Web research: off until turned on, and back off.
+    const researching = await cli(database.env, ['projects', 'update', id, '--web-research']);
+    expect(researching.stderr).toBe('');
+    expect(researching.stdout).toContain('  web research: on (the agent may read web pages)\n');
+    const quiet = await cli(database.env, ['projects', 'update', id, '--no-web-research', '--json']);
+    expect(JSON.parse(quiet.stdout)).toMatchObject({ webResearch: false });
+    expect((await cli(database.env, ['projects', 'update', id])).stdout).toContain('  web research: off\n');
 
     const bad = await cli(database.env, ['projects', 'update', id, '--host', 'bitbucket']);
     expect(bad.code).toBe(1);
