@@ -148,6 +148,11 @@ describe(`web research in a whole job, on ${testBackend}`, () => {
         'The `Retry-After` header gives the number of **seconds** to wait.',
       ].join('\n'),
     );
+    // The page is the turn's source, as Docwright saw it read (the pull request's Sources).
+    const conversation = (await (
+      await (t as TestApp).request('GET', `/v2/agent/${projectId}/job/${job.id}/messages`, { key })
+    ).json()) as { turns: Array<{ sources: unknown[] }> };
+    expect(conversation.turns[0]?.sources).toEqual([{ kind: 'url', url: pageUrl }]);
   });
 
   it('still reaches no private address from a project with web research, unless the deployment allows it', async () => {
