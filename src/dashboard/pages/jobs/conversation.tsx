@@ -190,14 +190,26 @@ function ToolOutput({ output, name }: { output: string; name: string }) {
   );
 }
 
-/** What a tool call was about, in a few words: the path or pattern it was given. */
+/**
+ * What a tool call was about, in a few words: the path, pattern or URL it was given, with the
+ * connected repository it read (`api:src/cli.ts`) when it named one.
+ */
 export function toolTarget(input: unknown): string | null {
   if (typeof input !== 'object' || input === null) return null;
   const fields = input as Record<string, unknown>;
-  for (const name of ['path', 'pattern', 'query', 'summary']) {
+  const repository =
+    typeof fields.repository === 'string' && fields.repository !== '' ? fields.repository : null;
+  for (const name of ['path', 'pattern', 'url', 'query', 'summary']) {
     const value = fields[name];
-    if (typeof value === 'string' && value !== '')
-      return value.length > 80 ? `${value.slice(0, 79)}…` : value;
+    if (typeof value === 'string' && value !== '') {
+      const target =
+        repository && name === 'path'
+          ? `${repository}:${value}`
+          : repository
+            ? `${value} in ${repository}`
+            : value;
+      return target.length > 80 ? `${target.slice(0, 79)}…` : target;
+    }
   }
   return null;
 }
