@@ -135,9 +135,9 @@ describe(`a job's sources on its page (${testBackend})`, () => {
           `api:src/cli/options.ts at ${apiSha.slice(0, 12)}`,
         ]);
         // The step says which repository it read.
-      await page.getByText('api:src/cli/options.ts', { exact: true }).first().waitFor();
-      expect(await page.locator('.tool__target').allTextContents()).toContain('api:src/cli/options.ts');
-      await expectAccessible(page, `job sources (${device})`);
+        await page.getByText('api:src/cli/options.ts', { exact: true }).first().waitFor();
+        expect(await page.locator('.tool__target').allTextContents()).toContain('api:src/cli/options.ts');
+        await expectAccessible(page, `job sources (${device})`);
         await saveScreenshot(page, `job-sources-${device}`);
         await context.close();
       },
