@@ -3,7 +3,7 @@ import { blobIdOf, type DocsTree, type TreeFile, workingTree } from './docs-tree
 import { docusaurusRoutes } from './docusaurus-routes.ts';
 import type { PageReference, ParsedPage } from './markdown.ts';
 import { mkdocsIncludes } from './mkdocs-includes.ts';
-import { cachedParse, parseAndCache } from './parse-cache.ts';
+import { knownParses, parseAndCache } from './parse-cache.ts';
 import { RepositoryIndex } from './repository-index.ts';
 import { LinkResolver } from './resolve-links.ts';
 import { DOCUSAURUS_CONFIGS, readDocusaurusSite } from './sites/docusaurus.ts';
@@ -175,7 +175,7 @@ export async function checkDocumentation(target: string | DocsTree): Promise<Val
   return { findings, pagesChecked: parsed.size };
 }
 
-/** Each page's parse: from the cache when its blob is known and parsed, else read and parsed. */
+/** Each page's parse: known by its blob id (in memory or the store), else read and parsed. */
 async function parsePages(
   tree: DocsTree,
   paths: readonly string[],
@@ -184,21 +184,24 @@ async function parsePages(
 ): Promise<Map<string, ParsedPage>> {
   const blobs = new Map(known.map((file) => [file.path, file.blob]));
   const parsed = new Map<string, ParsedPage>();
-  const unread: string[] = [];
-  for (const path of paths) {
+  // A commit's pages come with their blob ids: their parses may be known without reading them.
+  const withBlob = paths.flatMap((path) => {
     const blob = blobs.get(path);
-    const hit = blob ? cachedParse(blob, formatOf(path)) : undefined;
-    if (hit) parsed.set(path, hit);
-    else unread.push(path);
+    return blob ? [{ path, blob, format: formatOf(path) }] : [];
+  });
+  const found = await knownParses(withBlob);
+  for (const [i, page] of withBlob.entries()) {
+    const hit = found[i];
+    if (hit) parsed.set(page.path, hit);
   }
+  const unread = paths.filter((path) => !parsed.has(path));
   const texts = await tree.readMany(unread, MAX_PAGE_BYTES);
-  for (const path of unread) {
+  const toParse = unread.flatMap((path) => {
     const text = texts.get(path);
-    if (text === undefined) continue;
-    const blob = blobIdOf(text);
-    const format = formatOf(path);
-    parsed.set(path, cachedParse(blob, format) ?? parseAndCache(blob, format, text));
-  }
+    return text === undefined ? [] : [{ path, text, blob: blobIdOf(text), format: formatOf(path) }];
+  });
+  const fresh = await parseAndCache(toParse);
+  for (const [i, page] of toParse.entries()) parsed.set(page.path, fresh[i] as ParsedPage);
   // In the order asked, so findings come out in a stable order.
   return new Map(
     paths.filter((path) => parsed.has(path)).map((path) => [path, parsed.get(path) as ParsedPage]),
