@@ -29,6 +29,7 @@ export interface ValidationReport {
 // Larger pages are skipped rather than parsed: nobody writes a 5 MB page by hand.
 const MAX_PAGE_BYTES = 5_000_000;
 const PAGE_EXTENSIONS = new Set(['.md', '.mdx']);
+const READ_BATCH = 16;
 
 async function readSite(config: string, raw: string, read: ReadFile): Promise<SiteRead> {
   const name = posix.basename(config);
@@ -194,14 +195,18 @@ async function parsePages(
     const hit = found[i];
     if (hit) parsed.set(page.path, hit);
   }
+  // Read and parsed a few pages at a time: a site's text is not all held at once.
   const unread = paths.filter((path) => !parsed.has(path));
-  const texts = await tree.readMany(unread, MAX_PAGE_BYTES);
-  const toParse = unread.flatMap((path) => {
-    const text = texts.get(path);
-    return text === undefined ? [] : [{ path, text, blob: blobIdOf(text), format: formatOf(path) }];
-  });
-  const fresh = await parseAndCache(toParse);
-  for (const [i, page] of toParse.entries()) parsed.set(page.path, fresh[i] as ParsedPage);
+  for (let i = 0; i < unread.length; i += READ_BATCH) {
+    const batch = unread.slice(i, i + READ_BATCH);
+    const texts = await tree.readMany(batch, MAX_PAGE_BYTES);
+    const toParse = batch.flatMap((path) => {
+      const text = texts.get(path);
+      return text === undefined ? [] : [{ path, text, blob: blobIdOf(text), format: formatOf(path) }];
+    });
+    const fresh = await parseAndCache(toParse);
+    for (const [n, page] of toParse.entries()) parsed.set(page.path, fresh[n] as ParsedPage);
+  }
   // In the order asked, so findings come out in a stable order.
   return new Map(
     paths.filter((path) => parsed.has(path)).map((path) => [path, parsed.get(path) as ParsedPage]),

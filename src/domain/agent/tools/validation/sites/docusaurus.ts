@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import picomatch from 'picomatch';
 import type { DocsSite, DocusaurusContent, ReadFile, SiteRead } from './site.ts';
-import { asObject, asString, readExportedValue, type StaticValue } from './static-values.ts';
+import { asObject, asString, type StaticValue } from './static-values.ts';
 
 export const DOCUSAURUS_CONFIGS = new Set([
   'docusaurus.config.js',
@@ -35,6 +35,8 @@ type Options = { [key: string]: StaticValue };
 export async function readDocusaurusSite(config: string, raw: string, read: ReadFile): Promise<SiteRead> {
   const siteDir = posix.dirname(config);
   const at = (relative: string) => posix.normalize(posix.join(siteDir, relative));
+  // The parser of configurations is loaded only for a site that has one.
+  const { readExportedValue } = await import('./config-program.ts');
   const settings = asObject(readExportedValue(raw) ?? {}) ?? {};
   const baseUrl = asString(settings.baseUrl) ?? '/';
   const staticList = Array.isArray(settings.staticDirectories) ? settings.staticDirectories : null;

@@ -21,9 +21,10 @@ export const MINTLIFY_CONFIGS = new Set(['docs.json', 'mint.json']);
 
 // Files Mintlify makes for every site, whatever its pages.
 const GENERATED_FILES = ['/llms.txt', '/llms-full.txt', '/sitemap.xml', '/robots.txt'];
-// What Mintlify leaves out of every site without being told (its "default ignored patterns").
-// Output folders count at the root only: published sites serve pages from `…/build/…` folders.
-const DEFAULT_IGNORED = [
+// What Mintlify leaves out of every site without being told (its "default ignored patterns"):
+// these folders anywhere, output folders at the root only (published sites serve pages from
+// `…/build/…` folders), and these files anywhere.
+const IGNORED_FOLDERS = new Set([
   '.git',
   '.github',
   '.claude',
@@ -31,17 +32,19 @@ const DEFAULT_IGNORED = [
   '.idea',
   '.vscode',
   'node_modules',
-  '/build/',
-  '/dist/',
-  '/coverage/',
   '.cache',
-  '/tmp/',
-  '/temp/',
-  'README.md',
-  'LICENSE.md',
-  'CHANGELOG.md',
-  'CONTRIBUTING.md',
-];
+]);
+const IGNORED_ROOT_FOLDERS = new Set(['build', 'dist', 'coverage', 'tmp', 'temp']);
+const IGNORED_FILES = new Set(['readme.md', 'license.md', 'changelog.md', 'contributing.md']);
+
+/** Whether Mintlify leaves `relative` (a path inside the docs root) out by default. */
+function ignoredByDefault(relative: string): boolean {
+  const parts = relative.split('/');
+  const name = parts[parts.length - 1] ?? '';
+  if (IGNORED_FILES.has(name.toLowerCase())) return true;
+  if (parts.length > 1 && IGNORED_ROOT_FOLDERS.has(parts[0] ?? '')) return true;
+  return parts.slice(0, -1).some((part) => IGNORED_FOLDERS.has(part));
+}
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 // Where Mintlify puts pages it generates from an OpenAPI description when no directory is named.
 const DEFAULT_OPENAPI_DIRECTORY = 'api-reference';
@@ -95,9 +98,9 @@ export async function readMintlifySite(config: string, raw: string, read: ReadFi
   };
   await walk(parsed, { file: config, raw }, [config], read, collected);
   const root = posix.dirname(config);
-  const ignored = ignore().add(DEFAULT_IGNORED);
   const mintignore = await read(posix.join(root, '.mintignore'));
-  if (mintignore !== null) ignored.add(mintignore);
+  // The defaults are matched by hand: `ignore` is for the patterns a .mintignore may hold.
+  const ignored = mintignore === null ? null : ignore().add(mintignore);
   const site: DocsSite = {
     kind: 'mintlify',
     config,
@@ -111,7 +114,7 @@ export async function readMintlifySite(config: string, raw: string, read: ReadFi
     generatedPages: await operationPages(root, collected.openapi, read),
     ignored: (file) => {
       const relative = root === '.' ? file : file.startsWith(`${root}/`) ? file.slice(root.length + 1) : null;
-      return relative !== null && ignored.ignores(relative);
+      return relative !== null && (ignoredByDefault(relative) || (ignored?.ignores(relative) ?? false));
     },
   };
   return { site, problems: collected.problems };
