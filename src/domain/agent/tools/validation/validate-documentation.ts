@@ -29,7 +29,6 @@ export interface ValidationReport {
 // Larger pages are skipped rather than parsed: nobody writes a 5 MB page by hand.
 const MAX_PAGE_BYTES = 5_000_000;
 const PAGE_EXTENSIONS = new Set(['.md', '.mdx']);
-const READ_BATCH = 16;
 
 async function readSite(config: string, raw: string, read: ReadFile): Promise<SiteRead> {
   const name = posix.basename(config);
@@ -195,18 +194,19 @@ async function parsePages(
     const hit = found[i];
     if (hit) parsed.set(page.path, hit);
   }
-  // Read and parsed a few pages at a time: a site's text is not all held at once.
   const unread = paths.filter((path) => !parsed.has(path));
-  for (let i = 0; i < unread.length; i += READ_BATCH) {
-    const batch = unread.slice(i, i + READ_BATCH);
-    const texts = await tree.readMany(batch, MAX_PAGE_BYTES);
-    const toParse = batch.flatMap((path) => {
-      const text = texts.get(path);
-      return text === undefined ? [] : [{ path, text, blob: blobIdOf(text), format: formatOf(path) }];
-    });
-    const fresh = await parseAndCache(toParse);
-    for (const [n, page] of toParse.entries()) parsed.set(page.path, fresh[n] as ParsedPage);
-  }
+  const texts = await tree.readMany(unread, MAX_PAGE_BYTES);
+  const toParse = unread.flatMap((path) => {
+    const text = texts.get(path);
+    return text === undefined ? [] : [{ path, text, blob: blobIdOf(text), format: formatOf(path) }];
+  });
+  // Shortest first. A cold process that met a 200 KB page among its first ones kept more of
+  // the parser's short-lived objects (V8 decides that early, from what survives), and its
+  // garbage collection cost twice as much for the rest of the site: cold, mintlify/docs took
+  // 4.2 s in walk order and 3.4 s sorted, dify-docs 3.5 s and 2.6 s.
+  toParse.sort((a, b) => a.text.length - b.text.length);
+  const fresh = await parseAndCache(toParse);
+  for (const [n, page] of toParse.entries()) parsed.set(page.path, fresh[n] as ParsedPage);
   // In the order asked, so findings come out in a stable order.
   return new Map(
     paths.filter((path) => parsed.has(path)).map((path) => [path, parsed.get(path) as ParsedPage]),
