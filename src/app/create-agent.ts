@@ -1,7 +1,9 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import { DocumentationAgent } from '../domain/agent/documentation-agent.ts';
 import type { ContextDeps } from '../domain/agent/research/open-context.ts';
+import { setParseStore } from '../domain/agent/tools/validation/parse-store.ts';
 import { draftPullRequests, resolveCodeHostSettings } from '../domain/projects/code-host-settings.ts';
 import type { SecretBox } from '../domain/secrets/secret-box.ts';
 import { createCodeHost } from '../integrations/codehosts/create-code-host.ts';
@@ -9,6 +11,7 @@ import { GitContextRepositories } from '../integrations/git/context-repositories
 import { GitWorkspaces } from '../integrations/git/workspaces.ts';
 import { createLanguageModel, type ProviderKeys } from '../integrations/models/create-model.ts';
 import { guardedFetch } from '../integrations/network/guarded-fetch.ts';
+import { FileParseStore } from '../integrations/parse-store/file-parse-store.ts';
 import { HttpWebReader } from '../integrations/web/http-web-reader.ts';
 
 /** The documentation agent wired to real git, model providers and code hosts. */
@@ -23,6 +26,10 @@ export function createDocumentationAgent(
     context?: ContextDeps;
   },
 ): DocumentationAgent {
+  // Page parses outlive a restart: the first job after one does not parse its site again.
+  const parses = new FileParseStore(path.join(config.dataDir, 'validation-parses'), logger);
+  setParseStore(parses);
+  parses.tidy().catch((error: unknown) => logger.warn({ err: error }, 'tidying the parse store failed'));
   // Code-host API roots are set by a person: their calls go through the outgoing-network policy.
   const codeHostFetch = options.fetch ?? guardedFetch(config.outbound);
   return new DocumentationAgent({

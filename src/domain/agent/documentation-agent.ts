@@ -133,7 +133,10 @@ export class DocumentationAgent implements Agent {
     try {
       // The model is asked while the working copy's files are still being written: its
       // first answer takes longer than the checkout, and every tool waits for the files.
+      // The base commit is validated meanwhile too: its pages, parsed then, are the working
+      // copy's pages, so the model's first validate finds them parsed.
       const baseline = this.baselineFindings(request, workspace.startSha, log);
+      void baseline();
       const web: WebResearch | undefined =
         this.deps.webReader && webResearchAllowed(project.settings)
           ? { reader: this.deps.webReader, sources }
@@ -241,8 +244,8 @@ export class DocumentationAgent implements Agent {
   }
 
   /**
-   * The findings at the job's base commit, computed once per turn on first use (by the
-   * validate tool or before committing). If the base cannot be read, every finding counts.
+   * The findings at the job's base commit, computed once per turn (started with the turn, used
+   * by the validate tool and before committing). If the base cannot be read, every finding counts.
    */
   private baselineFindings(request: WorkspaceRequest, startSha: string, log: Logger): BaselineFindings {
     let findings: Promise<ValidationFinding[]> | null = null;

@@ -88,9 +88,10 @@ describe('validateDocumentation on the example Mintlify site', () => {
         '[relative broken](./nope)',
         '[escapes](../../outside)',
         '<Card title="x" href="/api-reference/missing">x</Card>',
-        '![logo](/images/logo.png)',
+        '![logo](/images/logo.png) [by reference][ref]',
         '',
         '[ref]: /also-missing',
+        '[unused]: /not-rendered-so-not-broken',
       ].join('\n'),
       'snippets/ok.mdx': 'Snippet.\n',
       'guides/imports.mdx':
@@ -199,7 +200,7 @@ describe('validateDocumentation on the example Mintlify site', () => {
       'x.mdx:1 [broken-link] /missing points at a page or file that does not exist',
     );
     expect(await harness(site).call('validate', {})).toBe(
-      `1 problem found in 8 pages:\nx.mdx:1 [broken-link] /missing points at a page or file that does not exist`,
+      `1 problem found in 7 pages:\nx.mdx:1 [broken-link] /missing points at a page or file that does not exist`,
     );
   });
 

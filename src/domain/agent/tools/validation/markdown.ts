@@ -1,5 +1,6 @@
 import { createProcessor } from '@mdx-js/mdx';
 import { parseDocument } from 'yaml';
+import { findIncludes, type PageInclude } from './includes.ts';
 
 /** Something a page points at: a link, an image, a component's href/src, an import. */
 export interface PageReference {
@@ -19,6 +20,8 @@ export interface ParsedPage {
   references: PageReference[];
   /** Frontmatter fields that change where a page is served (Docusaurus `id` and `slug`). */
   route: { id?: string; slug?: string };
+  /** Files the page includes as text (mkdocs' `{!…!}` and `--8<--`). */
+  includes: PageInclude[];
 }
 
 // The slice of mdast/MDX-AST this module reads, kept structural so the AST packages stay internal.
@@ -26,6 +29,7 @@ interface AstNode {
   type: string;
   name?: string | null;
   url?: string;
+  identifier?: string;
   attributes?: { type: string; name?: string; value?: unknown }[];
   children?: AstNode[];
   position?: { start: { line: number } };
@@ -59,7 +63,10 @@ export function splitFrontmatter(text: string): {
       problem: { line: 1, rule: 'frontmatter', message: 'Frontmatter opens with --- but is never closed' },
     };
   }
-  const yaml = lines.slice(0, close).join('\n');
+  const yaml = lines
+    .slice(0, close)
+    .map((line) => line.replace(/\r$/, ''))
+    .join('\n');
   const rest = lines.slice(close + 1).join('\n');
   return { yaml, body: '\n'.repeat(close + 2) + rest, problem: null };
 }
@@ -128,13 +135,28 @@ function syntaxProblem(error: unknown): PageProblem {
   return { line: Number.isFinite(line) ? line : undefined, rule: 'syntax', message: reason };
 }
 
-function collectReferences(node: AstNode, out: PageReference[]): void {
+interface Collected {
+  references: PageReference[];
+  /** Link reference definitions (`[id]: url`) by identifier: they count only where a link uses them. */
+  definitions: Map<string, PageReference>;
+  used: Set<string>;
+}
+
+function collectReferences(node: AstNode, out: Collected): void {
   const line = node.position?.start.line;
+  if ((node.type === 'link' || node.type === 'image') && typeof node.url === 'string') {
+    out.references.push({ url: node.url, line, kind: 'link' });
+  }
+  if (node.type === 'definition' && typeof node.url === 'string' && typeof node.identifier === 'string') {
+    // The first definition of an identifier wins, as in CommonMark.
+    if (!out.definitions.has(node.identifier))
+      out.definitions.set(node.identifier, { url: node.url, line, kind: 'link' });
+  }
   if (
-    (node.type === 'link' || node.type === 'image' || node.type === 'definition') &&
-    typeof node.url === 'string'
+    (node.type === 'linkReference' || node.type === 'imageReference') &&
+    typeof node.identifier === 'string'
   ) {
-    out.push({ url: node.url, line, kind: 'link' });
+    out.used.add(node.identifier);
   }
   if (node.type === 'mdxJsxFlowElement' || node.type === 'mdxJsxTextElement') {
     for (const attribute of node.attributes ?? []) {
@@ -144,14 +166,14 @@ function collectReferences(node: AstNode, out: PageReference[]): void {
         linkAttribute(node.name ?? '', attribute.name) &&
         typeof attribute.value === 'string'
       ) {
-        out.push({ url: attribute.value, line, kind: 'link' });
+        out.references.push({ url: attribute.value, line, kind: 'link' });
       }
     }
   }
   if (node.type === 'mdxjsEsm') {
     for (const statement of node.data?.estree?.body ?? []) {
       if (statement.type === 'ImportDeclaration' && typeof statement.source?.value === 'string') {
-        out.push({ url: statement.source.value, line, kind: 'import' });
+        out.references.push({ url: statement.source.value, line, kind: 'import' });
       }
     }
   }
@@ -167,12 +189,18 @@ export function parsePage(text: string, format: 'md' | 'mdx'): ParsedPage {
   const problems: PageProblem[] = problem === null ? [] : [problem];
   const frontmatter = yaml === null ? null : readFrontmatter(yaml);
   if (frontmatter) problems.push(...frontmatter.problems);
-  const references: PageReference[] = [];
+  const collected: Collected = { references: [], definitions: new Map(), used: new Set() };
   try {
     const tree = processors[format].parse(body) as unknown as AstNode;
-    collectReferences(tree, references);
+    collectReferences(tree, collected);
   } catch (error) {
     problems.push(syntaxProblem(error));
   }
-  return { problems, references, route: frontmatter?.route ?? {} };
+  // A definition nothing uses is not rendered: it breaks nothing on the site.
+  const references = [...collected.references];
+  for (const [identifier, definition] of collected.definitions) {
+    if (collected.used.has(identifier)) references.push(definition);
+  }
+  references.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  return { problems, references, route: frontmatter?.route ?? {}, includes: findIncludes(body) };
 }

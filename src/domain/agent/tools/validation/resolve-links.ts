@@ -32,10 +32,16 @@ export class LinkResolver {
   /** The site a file belongs to: the one whose root holds it most closely. */
   siteFor(file: string): DocsSite | null {
     let best: DocsSite | null = null;
+    let bestLength = -1;
     for (const site of this.sites) {
-      const roots = [site.root, site.docusaurus ? posix.dirname(site.config) : site.root];
-      const inside = roots.some((root) => root === '.' || file === root || file.startsWith(`${root}/`));
-      if (inside && (best === null || site.root.length > best.root.length)) best = site;
+      for (const root of site.roots) {
+        const inside = root === '.' || file === root || file.startsWith(`${root}/`);
+        const length = root === '.' ? 0 : root.length;
+        if (inside && length > bestLength) {
+          best = site;
+          bestLength = length;
+        }
+      }
     }
     return best;
   }
@@ -61,6 +67,9 @@ export class LinkResolver {
     }
     const site = this.siteFor(page);
     if (reference.kind === 'import') return this.resolveImport(page, path, site);
+    if (site?.docusaurus && (/\.mdx?$/i.test(path) || path.startsWith('@site/'))) {
+      if (this.docusaurusFileExists(page, path, site)) return 'ok';
+    }
     if (path.startsWith('/')) return this.resolveAbsolute(path, site);
     return this.resolveRelative(page, path, site);
   }
@@ -69,17 +78,45 @@ export class LinkResolver {
   navigationEntryExists(site: DocsSite, entry: string): boolean {
     const target = inRepository(posix.join(site.root, entry.replace(/^\/+/, '')));
     if (target === null) return false;
-    if (site.kind === 'mkdocs') return this.index.resolvePage(target) !== null;
+    if (site.kind === 'mkdocs') {
+      if (this.index.resolvePage(target) !== null) return true;
+      // An entry that names no Markdown file is a link, to a file mkdocs copies (`api/index.html`).
+      if (!/\.md$/i.test(target) && this.index.files.has(posix.join(target, 'index.html'))) return true;
+      // A page a hook writes at build time (a changelog made from HISTORY.md) is named in the hook.
+      return site.mkdocs?.hookSources.some((source) => source.includes(posix.basename(target))) ?? false;
+    }
     // Mintlify names pages without their extension.
     return [`${target}.mdx`, `${target}.md`].some(
       (file) => this.index.files.has(file) && this.served(site, file),
     );
   }
 
+  /**
+   * A link to a Markdown file (or an `@site/` path), as Docusaurus resolves it: unless it starts
+   * with `./` or `../`, from the content folder of the page's version and then from the site's
+   * folder; unless it starts with `/`, from the page's own folder.
+   */
+  private docusaurusFileExists(page: string, path: string, site: DocsSite): boolean {
+    const layout = site.docusaurus;
+    if (!layout) return false;
+    if (path.startsWith('@site/')) return this.index.files.has(posix.join(layout.siteDir, path.slice(6)));
+    const folders: string[] = [];
+    if (!path.startsWith('./') && !path.startsWith('../')) {
+      const content = layout.contentOf(page);
+      if (content) folders.push(content.dir);
+      folders.push(layout.siteDir);
+    }
+    if (!path.startsWith('/')) folders.push(posix.dirname(page));
+    return folders.some((folder) => {
+      const file = inRepository(posix.join(folder, path));
+      return file !== null && this.index.files.has(file) && this.served(site, file);
+    });
+  }
+
   private resolveImport(page: string, specifier: string, site: DocsSite | null): Resolution {
     let target: string;
     if (specifier.startsWith('@site/')) {
-      target = posix.join(site ? posix.dirname(site.config) : '.', specifier.slice('@site/'.length));
+      target = posix.join(site?.docusaurus?.siteDir ?? '.', specifier.slice('@site/'.length));
     } else if (!/^\.{0,2}\//.test(specifier)) {
       return 'ok'; // a package, or an alias the bundler resolves (@theme/…, @/components/…)
     } else {
@@ -136,6 +173,7 @@ export class LinkResolver {
 
   /** Whether the built site answers `url` (site-absolute, without its base path). */
   private urlExists(url: string, site: DocsSite): boolean {
+    if (site.generatedPages?.has(url)) return true;
     if (site.redirects.some((rule) => rule.matches(url))) return true;
     if (site.generatedPrefixes.some((prefix) => url === `/${prefix}` || url.startsWith(`/${prefix}/`)))
       return true;
@@ -167,14 +205,17 @@ export class LinkResolver {
 
   /** A file the site serves: in the repository and not left out of the site (`.mintignore`). */
   private served(site: DocsSite | null, file: string): boolean {
-    if (site === null) return true;
-    const relative = rootRelative(site, file);
-    return relative === null || !site.ignored(relative);
+    return site === null || !site.ignored(file);
   }
 
   /** The URL a page is served at (site-absolute, without base path), or null. */
   private urlOf(page: string, site: DocsSite): string | null {
-    if (site.kind === 'docusaurus') return this.docusaurus.get(site)?.urlOfDoc.get(page) ?? null;
+    if (site.kind === 'docusaurus') {
+      const url = this.docusaurus.get(site)?.urlOfDoc.get(page);
+      if (url === undefined) return null;
+      // Served at /x/ with trailingSlash, where `y` then means /x/y.
+      return site.docusaurus?.trailingSlash && url !== '/' ? `${url}/` : url;
+    }
     const relative = rootRelative(site, page);
     if (relative === null) return null;
     const withoutExtension = relative.replace(/\.mdx?$/, '');

@@ -1,11 +1,14 @@
 import { posix } from 'node:path';
 import ignore from 'ignore';
+import { parse } from 'yaml';
 import {
   type DocsSite,
+  HAS_SCHEME,
   isPageReference,
   jsonErrorAt,
   lineOf,
   type NavigationEntry,
+  normaliseUrlPath,
   type ReadFile,
   type RedirectRule,
   redirectRule,
@@ -18,9 +21,41 @@ export const MINTLIFY_CONFIGS = new Set(['docs.json', 'mint.json']);
 
 // Files Mintlify makes for every site, whatever its pages.
 const GENERATED_FILES = ['/llms.txt', '/llms-full.txt', '/sitemap.xml', '/robots.txt'];
+// What Mintlify leaves out of every site without being told (its "default ignored patterns"):
+// these folders anywhere, output folders at the root only (published sites serve pages from
+// `…/build/…` folders), and these files anywhere.
+const IGNORED_FOLDERS = new Set([
+  '.git',
+  '.github',
+  '.claude',
+  '.agents',
+  '.idea',
+  '.vscode',
+  'node_modules',
+  '.cache',
+]);
+const IGNORED_ROOT_FOLDERS = new Set(['build', 'dist', 'coverage', 'tmp', 'temp']);
+const IGNORED_FILES = new Set(['readme.md', 'license.md', 'changelog.md', 'contributing.md']);
+
+/** Whether Mintlify leaves `relative` (a path inside the docs root) out by default. */
+function ignoredByDefault(relative: string): boolean {
+  const parts = relative.split('/');
+  const name = parts[parts.length - 1] ?? '';
+  if (IGNORED_FILES.has(name.toLowerCase())) return true;
+  if (parts.length > 1 && IGNORED_ROOT_FOLDERS.has(parts[0] ?? '')) return true;
+  return parts.slice(0, -1).some((part) => IGNORED_FOLDERS.has(part));
+}
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 // Where Mintlify puts pages it generates from an OpenAPI description when no directory is named.
 const DEFAULT_OPENAPI_DIRECTORY = 'api-reference';
 const MAX_REF_DEPTH = 16;
+
+/** The slice of an OpenAPI description read here: each operation's `x-mint.href`. */
+type PathItem = Partial<Record<string, { 'x-mint'?: { href?: unknown } } | null>> | null;
+interface OpenApiDescription {
+  paths?: Record<string, PathItem>;
+  webhooks?: Record<string, PathItem>;
+}
 
 /** One JSON file of the configuration: docs.json itself or a file it includes with `$ref`. */
 interface Source {
@@ -32,6 +67,8 @@ interface Collected {
   navigation: NavigationEntry[];
   redirects: RedirectRule[];
   generatedPrefixes: Set<string>;
+  /** OpenAPI descriptions the navigation names (paths or URLs, as written). */
+  openapi: Set<string>;
   problems: SiteProblem[];
 }
 
@@ -52,23 +89,67 @@ export async function readMintlifySite(config: string, raw: string, read: ReadFi
   }
   // Another tool's docs.json (no navigation) is not a Mintlify site.
   if (!('navigation' in parsed)) return { site: null, problems: [] };
-  const collected: Collected = { navigation: [], redirects: [], generatedPrefixes: new Set(), problems: [] };
+  const collected: Collected = {
+    navigation: [],
+    redirects: [],
+    generatedPrefixes: new Set(),
+    openapi: new Set(),
+    problems: [],
+  };
   await walk(parsed, { file: config, raw }, [config], read, collected);
   const root = posix.dirname(config);
   const mintignore = await read(posix.join(root, '.mintignore'));
+  // The defaults are matched by hand: `ignore` is for the patterns a .mintignore may hold.
   const ignored = mintignore === null ? null : ignore().add(mintignore);
   const site: DocsSite = {
     kind: 'mintlify',
     config,
     root,
+    roots: [root],
     navigation: collected.navigation,
     redirects: [...collected.redirects, ...GENERATED_FILES.map(redirectRule)],
     // Sites are often served under /docs by a reverse proxy; nothing in docs.json says so.
     basePaths: ['/docs'],
     generatedPrefixes: [...collected.generatedPrefixes],
-    ignored: (path) => ignored?.ignores(path) ?? false,
+    generatedPages: await operationPages(root, collected.openapi, read),
+    ignored: (file) => {
+      const relative = root === '.' ? file : file.startsWith(`${root}/`) ? file.slice(root.length + 1) : null;
+      return relative !== null && (ignoredByDefault(relative) || (ignored?.ignores(relative) ?? false));
+    },
   };
   return { site, problems: collected.problems };
+}
+
+/**
+ * The URLs of the operations in the site's OpenAPI descriptions that set their own
+ * (`x-mint.href`): Mintlify generates their pages there, wherever that is (under a language's
+ * folder, say). Descriptions given as URLs, or that do not parse, add nothing.
+ */
+async function operationPages(root: string, sources: Set<string>, read: ReadFile): Promise<Set<string>> {
+  const pages = new Set<string>();
+  for (const source of sources) {
+    if (HAS_SCHEME.test(source)) continue;
+    const file = posix.normalize(posix.join(root, source.replace(/^\/+/, '')));
+    if (file.startsWith('../')) continue;
+    const raw = await read(file);
+    if (raw === null) continue;
+    let description: OpenApiDescription | null;
+    try {
+      description = /\.json$/i.test(file) ? JSON.parse(raw) : parse(raw, { uniqueKeys: false });
+    } catch {
+      continue;
+    }
+    const items = [description?.paths, description?.webhooks].flatMap((group) =>
+      typeof group === 'object' && group !== null ? Object.values(group) : [],
+    );
+    for (const item of items) {
+      for (const method of HTTP_METHODS) {
+        const href = item?.[method]?.['x-mint']?.href;
+        if (typeof href === 'string' && href.startsWith('/')) pages.add(normaliseUrlPath(href));
+      }
+    }
+  }
+  return pages;
 }
 
 async function walk(
@@ -112,6 +193,9 @@ async function walk(
   }
   if ('openapi' in object) {
     const openapi = object.openapi;
+    for (const source of [openapi, (openapi as { source?: unknown } | null)?.source].flat()) {
+      if (typeof source === 'string') out.openapi.add(source);
+    }
     const directory =
       typeof openapi === 'object' && openapi !== null && 'directory' in openapi
         ? (openapi as { directory?: unknown }).directory

@@ -4,6 +4,8 @@ import {
   type DocsSite,
   isPageReference,
   lineOf,
+  type MkdocsIncludes,
+  type ReadFile,
   type RedirectRule,
   redirectRule,
   type SiteRead,
@@ -11,10 +13,15 @@ import {
 
 export const MKDOCS_CONFIGS = new Set(['mkdocs.yml', 'mkdocs.yaml']);
 
-/** Reads an mkdocs.yml: docs_dir, nav, use_directory_urls, site_url's path and the redirects plugin. */
-export function readMkdocsSite(config: string, raw: string): SiteRead {
+/**
+ * Reads an mkdocs.yml: docs_dir, nav, use_directory_urls, site_url's path, the redirects
+ * plugin, the include extensions (pymdownx.snippets, markdown-include) and the hooks, whose
+ * source is kept: a nav entry a hook writes (`changelog.md`) is named in it.
+ */
+export async function readMkdocsSite(config: string, raw: string, read: ReadFile): Promise<SiteRead> {
   // mkdocs.yml commonly carries !!python/name and !ENV tags: unknown tags are warnings, not errors.
-  const document = parseDocument(raw);
+  // PyYAML lets a later key replace an earlier one, so mkdocs accepts duplicate keys.
+  const document = parseDocument(raw, { uniqueKeys: false });
   const error = document.errors[0];
   if (error !== undefined) {
     return {
@@ -42,18 +49,59 @@ export function readMkdocsSite(config: string, raw: string): SiteRead {
     typeof settings.site_url === 'string' && URL.canParse(settings.site_url)
       ? new URL(settings.site_url).pathname.replace(/\/+$/, '')
       : '';
+  const configDir = posix.dirname(config);
+  const root = posix.join(configDir, docsDir);
+  const hookSources: string[] = [];
+  for (const hook of Array.isArray(settings.hooks) ? settings.hooks : []) {
+    const source = typeof hook === 'string' ? await read(posix.normalize(posix.join(configDir, hook))) : null;
+    if (source !== null) hookSources.push(source);
+  }
   const site: DocsSite = {
     kind: 'mkdocs',
     config,
-    root: posix.join(posix.dirname(config), docsDir),
+    root,
+    roots: [root],
     navigation,
     redirects: redirectsOf(settings.plugins),
     basePaths: sitePath ? [sitePath] : [],
     generatedPrefixes: [],
     ignored: () => false,
     useDirectoryUrls: settings.use_directory_urls !== false,
+    mkdocs: { includes: includeSettings(settings.markdown_extensions, configDir), hookSources },
   };
   return { site, problems: [] };
+}
+
+/**
+ * Where each enabled include extension looks for files (`base_path`, by default the folder
+ * mkdocs runs in), and the files pymdownx.snippets appends to every page (`auto_append`).
+ */
+function includeSettings(extensions: unknown, configDir: string): MkdocsIncludes {
+  const settings: MkdocsIncludes = { bases: {}, autoAppend: [] };
+  const entries = Array.isArray(extensions)
+    ? extensions
+    : typeof extensions === 'object' && extensions
+      ? [extensions]
+      : [];
+  const at = (dir: unknown) => posix.normalize(posix.join(configDir, typeof dir === 'string' ? dir : '.'));
+  for (const entry of entries) {
+    const [name, options] =
+      typeof entry === 'string' ? [entry, {}] : (Object.entries(entry ?? {})[0] ?? ['', {}]);
+    const values = (typeof options === 'object' && options !== null ? options : {}) as Record<
+      string,
+      unknown
+    >;
+    const bases = [values.base_path ?? '.'].flat().map(at);
+    if (name === 'pymdownx.snippets') {
+      settings.bases.snippets = bases;
+      settings.autoAppend = [values.auto_append ?? []]
+        .flat()
+        .filter((f): f is string => typeof f === 'string');
+    } else if (name === 'markdown_include.include' || name === 'mdx_include') {
+      settings.bases['markdown-include'] = bases;
+    }
+  }
+  return settings;
 }
 
 function collectPages(value: unknown, out: string[]): void {

@@ -10,6 +10,8 @@ export interface DocsSite {
   config: string;
   /** Where its pages live; site-absolute links (`/guides/x`) start here. */
   root: string;
+  /** Folders whose files belong to the site: its root, and content kept elsewhere (`../docs`). */
+  roots: string[];
   /** Page references from its navigation, each with the file and line it is written at. */
   navigation: NavigationEntry[];
   /** URL paths the site redirects (they work even with no page there). */
@@ -18,25 +20,47 @@ export interface DocsSite {
   basePaths: string[];
   /** URL prefixes under which the generator makes pages of its own (from an OpenAPI description…). */
   generatedPrefixes: string[];
-  /** Root-relative paths the generator leaves out of the site (`.mintignore`). */
-  ignored(rootRelative: string): boolean;
+  /** URL paths of single pages the generator makes (an OpenAPI operation's `x-mint.href`). */
+  generatedPages?: ReadonlySet<string>;
+  /** Repository paths the generator leaves out of the site (`.mintignore`, Markdown no plugin reads). */
+  ignored(file: string): boolean;
   /** Docusaurus only: where its docs, pages and static files are and where docs are served. */
   docusaurus?: DocusaurusLayout;
   /** mkdocs only: pages served as directories (`guide/setup.md` at `/guide/setup/`). */
   useDirectoryUrls?: boolean;
+  /** mkdocs only: its include extensions, and the source of its hooks (which may write pages). */
+  mkdocs?: { includes: MkdocsIncludes; hookSources: string[] };
+}
+
+/** Where mkdocs' include extensions find files (repository-relative folders), by syntax. */
+export interface MkdocsIncludes {
+  bases: Partial<Record<'markdown-include' | 'snippets', string[]>>;
+  /** Files pymdownx.snippets appends to every page. */
+  autoAppend: string[];
 }
 
 export interface DocusaurusLayout {
-  /** Repository-relative folder of the docs plugin's files (default `docs`). */
-  docsDir: string;
-  /** URL path the docs are served under, without slashes at either end ('' for the root). */
-  routeBasePath: string;
+  /** Repository-relative folder of docusaurus.config.*: `@site/` and site-absolute Markdown links start here. */
+  siteDir: string;
+  /** What each content plugin reads (each docs version is one), and where it serves it. */
+  contents: DocusaurusContent[];
   /** Repository-relative folders whose files are served at the site root (default `static`). */
   staticDirs: string[];
-  /** Repository-relative folder of standalone pages (`src/pages`). */
-  pagesDir: string;
-  /** Repository-relative folder of the blog, whose post URLs come from dates and slugs. */
-  blogDir: string;
+  /** `trailingSlash`: whether pages are served at `/x/` (relative links resolve from there). */
+  trailingSlash: boolean | undefined;
+  /** The content a file belongs to (the most closely enclosing folder), or null. */
+  contentOf(file: string): DocusaurusContent | null;
+}
+
+/** One content folder of a Docusaurus site: a docs version, a blog, or standalone pages. */
+export interface DocusaurusContent {
+  kind: 'docs' | 'blog' | 'pages';
+  /** Repository-relative folder (`docs`, `versioned_docs/version-2.0`, `blog`, `src/pages`). */
+  dir: string;
+  /** URL path it is served under: '' for the root, else `/docs`, `/docs/next`… (no trailing slash). */
+  route: string;
+  /** Whether a file (relative to `dir`) is content, per the plugin's `include` and `exclude`. */
+  includes(relative: string): boolean;
 }
 
 export interface NavigationEntry {
