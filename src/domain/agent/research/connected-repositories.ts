@@ -62,8 +62,8 @@ export interface ContextFilesPort {
       signal?: AbortSignal;
     },
   ): Promise<{ repositories: ConnectedRepository[]; unavailable: Array<{ name: string; reason: string }> }>;
-  /** Its files, sorted, without binaries, files over `maxBytes`, vendored folders and what its .gitignore names. */
-  list(repository: ConnectedRepository, maxBytes: number): Promise<ContextFile[]>;
+  /** Its regular files with their sizes, sorted, without vendored folders and what its .gitignore names. */
+  list(repository: ConnectedRepository): Promise<ContextFile[]>;
   /** A text file's content; `binary` or `too-large` when it cannot be shown; null when absent. */
   read(
     repository: ConnectedRepository,

@@ -65,7 +65,7 @@ export async function listConnected(
   const repository = named(connected, input.repository);
   const start = connectedPath(input.path);
   const prefix = start === '.' ? '' : `${start}/`;
-  const files = await connected.files.list(repository, limits.maxFileBytes);
+  const files = await connected.files.list(repository);
   if (start !== '.' && files.some((f) => f.path === start)) {
     throw new ToolError(`${repository.name}:${start} is a file, not a directory`);
   }

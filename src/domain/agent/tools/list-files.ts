@@ -80,16 +80,7 @@ export function listFilesTool(
           matches,
           limits,
         );
-        if (total === 0) return `No files match ${input.pattern ?? '**/*'} in ${where}.`;
-        const more =
-          total > listed.length
-            ? `\n[${total - listed.length} more matching files not shown; narrow the pattern or path]`
-            : '';
-        return capOutput(
-          listed.join('\n') + more,
-          limits.maxOutputChars,
-          'Narrow the pattern or path to see the rest.',
-        );
+        return listingOutput(listed, total, input.pattern, where, limits);
       }
       const start = await startDirectory(workspace, input.path);
       if (!start.isDirectory) throw new ToolError(`${start.relative} is a file, not a directory`);
@@ -103,18 +94,28 @@ export function listFilesTool(
           listed.push(entry.kind === 'symlink' ? `${entry.relative} (symbolic link)` : entry.relative);
         }
       }
-      if (total === 0) {
-        return `No files match ${input.pattern ?? '**/*'} in ${start.relative === '.' ? 'the repository' : start.relative}.`;
-      }
-      const more =
-        total > listed.length
-          ? `\n[${total - listed.length} more matching files not shown; narrow the pattern or path]`
-          : '';
-      return capOutput(
-        listed.join('\n') + more,
-        limits.maxOutputChars,
-        'Narrow the pattern or path to see the rest.',
-      );
+      const where = start.relative === '.' ? 'the repository' : start.relative;
+      return listingOutput(listed, total, input.pattern, where, limits);
     },
   });
+}
+
+/** The paths listed, with how many more matched, or why there are none; cut to the output limit. */
+function listingOutput(
+  listed: string[],
+  total: number,
+  pattern: string | undefined,
+  where: string,
+  limits: ResolvedToolLimits,
+): string {
+  if (total === 0) return `No files match ${pattern ?? '**/*'} in ${where}.`;
+  const more =
+    total > listed.length
+      ? `\n[${total - listed.length} more matching files not shown; narrow the pattern or path]`
+      : '';
+  return capOutput(
+    listed.join('\n') + more,
+    limits.maxOutputChars,
+    'Narrow the pattern or path to see the rest.',
+  );
 }
